@@ -1,0 +1,76 @@
+"""The record written per (paper, dataset), and the paper-level metadata that feeds it."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Platform = Literal["GitHub", "HuggingFace", "OpenML", "Zenodo", "Kaggle", "other", "unspecified"]
+PLATFORMS: tuple[str, ...] = Platform.__args__  # type: ignore[attr-defined]
+
+
+class DatasetDescribe(BaseModel):
+    """What a dataset holds, as the paper describes it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str | None = None
+    type: str | None = None
+    domain: str | None = None
+    fields: list[str] = Field(default_factory=list)
+
+
+class PaperRefs(BaseModel):
+    """The paper a record comes from. `is_fellow` is only ever set from supplied metadata."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    institutions: list[str] = Field(default_factory=list)
+    venue: str | None = None
+    year: int | None = None
+    url: str | None = None
+    is_fellow: bool | None = None
+
+
+class Evidence(BaseModel):
+    """Where in the PDF the dataset is named: file name, 1-based page, verbatim sentence."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str
+    page: int | None = None
+    quote: str | None = None
+
+
+class DatasetRecord(BaseModel):
+    """One JSONL line: a dataset a paper uses or releases."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dataset_id: str
+    name: str
+    dataset_describe: DatasetDescribe = Field(default_factory=DatasetDescribe)
+    paper_refs: PaperRefs = Field(default_factory=PaperRefs)
+    dataset_link: str | None = None
+    platform: Platform = "unspecified"
+    evidence: Evidence
+
+
+def normalize_name(name: str) -> str:
+    """Fold a dataset name for matching: NFKC, lower case, no punctuation or spacing differences."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    folded = re.sub(r"^the\s+", "", folded.strip())
+    folded = re.sub(r"\s+(data ?set|corpus|benchmark)s?$", "", folded)
+    return re.sub(r"[^0-9a-z\u00c0-\uffff]+", "", folded)
+
+
+def make_dataset_id(paper_key: str, name: str) -> str:
+    """A stable id from the paper (its PDF file name) and the normalised dataset name."""
+    digest = hashlib.sha1(f"{paper_key}\x00{normalize_name(name)}".encode()).hexdigest()
+    return f"ds-{digest[:16]}"
