@@ -1,0 +1,1 @@
+"""Model-free tools: PDF text, URLs, sentences, links and dataset-name cleaning."""

@@ -1,0 +1,127 @@
+"""Model-free cleaning of proposed dataset names against the paper's own text."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+
+from dsminer.schema import normalize_name
+from dsminer.tools.text import collapse_whitespace, name_pattern
+
+logger = logging.getLogger(__name__)
+
+_GENERIC_WORDS = frozenset(
+    {"data", "dataset", "datasets", "data set", "data sets", "corpus", "corpora", "benchmark", "benchmarks",
+     "news", "science", "text", "texts", "images", "image", "videos", "video", "audio", "training set",
+     "test set", "dev set", "validation set", "training data", "test data", "none", "n/a", "na", "null",
+     "unknown", "unspecified", "other", "our dataset", "the dataset", "this dataset", "our data"}
+)
+_EDGE_JUNK = "\"'`\u201c\u201d\u2018\u2019*\u2022\u00b7\u2013\u2014-:;,. \t\n"
+_GENERIC_SUFFIX = re.compile(r"\s+(?:data ?sets?|corpus|corpora|benchmarks?)$", re.I)
+_GLUED_DIGIT = re.compile(r"^(.*[A-Za-z0-9])[0-9]$")
+
+_METRICS = frozenset(
+    "accuracy acc precision recall f1 f1score fscore f1measure fmeasure bleu rouge rougel meteor cider spice "
+    "perplexity ppl auc rocauc auroc map mrr ndcg em exactmatch errorrate wer cer las uas psnr ssim iou miou "
+    "top1 top5 top1accuracy top5accuracy mse rmse mae pearson spearman kappa".split()
+)
+_MODELS = frozenset(
+    "bert roberta albert distilbert electra xlnet gpt gpt2 gpt3 gpt4 t5 bart elmo lstm bilstm gru rnn cnn "
+    "transformer transformers resnet vgg alexnet inception densenet mobilenet efficientnet vit unet yolo "
+    "word2vec glove svm crf mlp gan vae seq2seq attention adam sgd dropout softmax logisticregression "
+    "randomforest naivebayes xgboost".split()
+)
+_TASKS = frozenset(
+    "classification translation machinetranslation parsing summarization questionanswering qa ner "
+    "namedentityrecognition postagging tagging sentimentanalysis languagemodeling segmentation detection "
+    "objectdetection recognition retrieval generation textclassification imageclassification "
+    "naturallanguageinference nli".split()
+)
+_MODEL_VARIANT = re.compile(
+    r"^(?:bert|roberta|gpt|resnet|vgg|densenet|efficientnet|vit|t5|bart|yolo|lstm|bilstm|cnn)"
+    r"(?:[-_ ]?(?:\d+[a-z]?|base|large|small|tiny|xl|xxl|cased|uncased|v\d+))+$",
+    re.I,
+)
+_SUFFIX = re.compile(
+    r"\b(?:model|network|classifier|encoder|decoder|loss|score|metric|accuracy|architecture|algorithm)s?$", re.I
+)
+
+
+def occurs_in(name: str, text: str) -> bool:
+    """Whether `name` occurs in `text` as whole words, tolerant to case, hyphens, spaces and line breaks."""
+    pattern = name_pattern(name)
+    return bool(pattern and pattern.search(text))
+
+
+def _count(name: str, text: str) -> int:
+    """How often `name` occurs in `text` (same matching as `occurs_in`)."""
+    pattern = name_pattern(name)
+    return len(pattern.findall(text)) if pattern else 0
+
+
+def _strip_name(raw: str) -> str:
+    """`raw` without surrounding quotes, bullets, list numbers and inner runs of whitespace."""
+    name = collapse_whitespace(raw).strip(_EDGE_JUNK)
+    name = re.sub(r"^(?:\d+[.)]|[-*\u2022])\s+", "", name)
+    return name.strip(_EDGE_JUNK)
+
+
+def _without_footnote_digit(name: str, text: str) -> str:
+    """Undo a footnote digit glued to a name ("Foo-13" -> "Foo-1", "Bar2" -> "Bar") when the text says so.
+
+    The shorter form wins when the longer one is absent; after a lower-case letter ("fastText1") also
+    when the longer occurs once and the shorter at least twice (a footnote mark sits on one mention).
+    """
+    match = _GLUED_DIGIT.match(name)
+    if not match:
+        return name
+    shorter = match.group(1)
+    longer_count, shorter_count = _count(name, text), _count(shorter, text)
+    once = longer_count == 1 and shorter_count >= 2 and shorter[-1].islower()
+    if shorter_count and (longer_count == 0 or once):
+        logger.debug("name %r read as %r (footnote digit)", name, shorter)
+        return shorter
+    return name
+
+
+def _written_form(name: str, text: str) -> str | None:
+    """`name` as the paper writes it, trying it without "the" and a generic suffix; None if absent."""
+    bare = _GENERIC_SUFFIX.sub("", re.sub(r"^the\s+", "", name, flags=re.I))
+    for form in (name, bare):
+        if form and occurs_in(form, text):
+            return form
+    return None
+
+
+def clean_dataset_names(raw: Sequence[str], paper_text: str) -> list[str]:
+    """Proposed names cleaned, checked against the paper text and deduplicated, in order.
+
+    Drops empty and generic names and names the paper never writes; keeps the first spelling of
+    names that normalise alike.
+    """
+    kept: dict[str, str] = {}
+    for item in raw:
+        name = _strip_name(item)
+        if not name or name.casefold() in _GENERIC_WORDS or not normalize_name(name):
+            continue
+        name = _written_form(_without_footnote_digit(name, paper_text), paper_text)
+        if name is None:
+            logger.debug("dropped name %r: not in the paper text", item)
+            continue
+        kept.setdefault(normalize_name(name), name)
+    return list(kept.values())
+
+
+def looks_like_non_dataset(name: str) -> str | None:
+    """Why `name` looks like a metric, model, method or task rather than a dataset; None if it does not."""
+    key = re.sub(r"[^0-9a-z]+", "", name.casefold())
+    if key in _METRICS:
+        return f"{name!r} looks like an evaluation metric"
+    if key in _MODELS or _MODEL_VARIANT.match(name.strip()):
+        return f"{name!r} looks like a model or method"
+    if key in _TASKS:
+        return f"{name!r} looks like a task"
+    if _SUFFIX.search(name.strip()):
+        return f"{name!r} names a model, method or measure"
+    return None

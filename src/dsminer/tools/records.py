@@ -1,0 +1,120 @@
+"""Turn a dataset name and the model's description into a record, deciding by code what code can decide.
+
+Every condition uses this: the evidence is the page and sentence where the name occurs, the link is
+a URL the paper itself contains, and the platform follows from the link's host.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dsminer.runlog import EventLog
+from dsminer.schema import DatasetDescribe, DatasetRecord, Evidence, PaperRefs, make_dataset_id
+from dsminer.tools.links import links_for_name, match_paper_url, platform_for_url
+from dsminer.tools.pdf import ParsedPaper, find_mention
+from dsminer.tools.text import find_urls
+
+MAX_QUOTE_CHARS = 500
+_EMPTY = re.compile(r"^(|none|null|n/?a|unknown|not (provided|specified|mentioned|stated|given).*|no link.*|the link is not.*)$", re.I)
+
+
+@dataclass
+class DatasetDetails:
+    """What the detail step proposed for one dataset; `link` is only a proposal."""
+
+    content: str | None = None
+    data_type: str | None = None
+    domain: str | None = None
+    fields: list[str] = field(default_factory=list)
+    link: str | None = None
+
+
+def clean_text(value: object) -> str | None:
+    """Model text with placeholders such as 'N/A' or 'not provided' turned into None."""
+    if value is None:
+        return None
+    text = " ".join(str(value).split()).strip(" \"'")
+    return None if _EMPTY.match(text) else text
+
+
+def clean_list(values: object) -> list[str]:
+    if not isinstance(values, (list, tuple)):
+        values = [values] if values else []
+    return [text for text in (clean_text(v) for v in values) if text]
+
+
+def first_url(text: str | None) -> str | None:
+    """The first URL in a model's answer, which may wrap it in prose or copy list formatting."""
+    found = find_urls(text or "")
+    return found[0] if found else None
+
+
+def resolve_link(paper: ParsedPaper, names: Sequence[str], proposed: str | None, events: EventLog | None) -> str | None:
+    """Keep a proposed URL only if the paper contains it; else fall back to a link the PDF ties to the name."""
+    proposed = first_url(proposed)
+    if proposed:
+        matched = match_paper_url(proposed, paper.urls())
+        if matched:
+            return matched
+        if events is not None:
+            events.emit("link_rejected", paper=paper.file_name, step="details", dataset=names[0], url=proposed)
+    candidates = links_for_name(paper, names)
+    return candidates[0].url if candidates else None
+
+
+def build_record(
+    paper: ParsedPaper,
+    refs: PaperRefs,
+    name: str,
+    details: DatasetDetails,
+    aliases: Sequence[str] = (),
+    events: EventLog | None = None,
+) -> DatasetRecord:
+    """Assemble the record; evidence, link and platform are decided here, not by the model."""
+    names = [name, *aliases]
+    mention = find_mention(paper, names)
+    if mention is None and events is not None:
+        events.emit("evidence_missing", paper=paper.file_name, step="details", dataset=name)
+    link = resolve_link(paper, names, details.link, events)
+    return DatasetRecord(
+        dataset_id=make_dataset_id(paper.file_name, name),
+        name=name,
+        dataset_describe=DatasetDescribe(
+            content=clean_text(details.content),
+            type=clean_text(details.data_type),
+            domain=clean_text(details.domain),
+            fields=clean_list(details.fields),
+        ),
+        paper_refs=refs,
+        dataset_link=link,
+        platform=platform_for_url(link),
+        evidence=Evidence(
+            source=paper.file_name,
+            page=mention.page if mention else None,
+            quote=mention.text[:MAX_QUOTE_CHARS] if mention else None,
+        ),
+    )
+
+
+def refs_from_metadata(
+    title: object, authors: object, institutions: object, venue: object, year: object, supplied: PaperRefs | None = None
+) -> PaperRefs:
+    """Paper references from the metadata step; supplied values win, `is_fellow` is never guessed."""
+    extracted = PaperRefs(
+        title=clean_text(title),
+        authors=clean_list(authors),
+        institutions=clean_list(institutions),
+        venue=clean_text(venue),
+        year=_plausible_year(year),
+    )
+    if supplied is None:
+        return extracted
+    merged = {key: value for key, value in supplied.model_dump().items() if value not in (None, [], "")}
+    return extracted.model_copy(update=merged)
+
+
+def _plausible_year(value: object) -> int | None:
+    match = re.search(r"\b(19[5-9]\d|20\d\d)\b", str(value or ""))
+    return int(match.group(1)) if match else None

@@ -1,0 +1,82 @@
+"""Cleaning proposed dataset names against the paper text, and spotting names that are not datasets."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsminer.tools.names import clean_dataset_names, looks_like_non_dataset, occurs_in
+
+TEXT = (
+    "We evaluate on FooBench-13 (footnote) and report FooBench-1 results. The Bar corpus is large; "
+    "fastText1 is our tool and fastText runs fast, as fastText always does. "
+    "SST-2 and SST appear, and SST again. The Penn\nTreebank is used. CIFAR10 once."
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ([" 'Bar' ", "\u2022 Penn Treebank", '"SST-2"'], ["Bar", "Penn Treebank", "SST-2"]),
+        (["data", "Datasets", "test set", "N/A", "none", "", "  ", "--"], []),
+        (["FooBench-14"], ["FooBench-1"]),
+        (["FooBench-13"], ["FooBench-13"]),
+        (["Bar2"], ["Bar"]),
+        (["fastText1"], ["fastText"]),
+        (["CIFAR10"], ["CIFAR10"]),
+        (["SST2"], ["SST2"]),
+        (["Baz", "Imaginary Set"], []),
+        (["Bar", "bar", "the Bar corpus", "BAR"], ["Bar"]),
+        (["Bar dataset"], ["Bar"]),
+        (["Penn Tree-bank"], ["Penn Tree-bank"]),
+        (["1. Penn Treebank", "- SST"], ["Penn Treebank", "SST"]),
+    ],
+)
+def test_clean_dataset_names(raw: list[str], expected: list[str]) -> None:
+    assert clean_dataset_names(raw, TEXT) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "found"),
+    [
+        ("Penn Treebank", True),
+        ("penn-treebank", True),
+        ("SST", True),
+        ("SS", False),
+        ("Treebank Penn", False),
+        ("", False),
+    ],
+)
+def test_occurs_in(name: str, found: bool) -> None:
+    assert occurs_in(name, TEXT) is found
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("accuracy", "metric"),
+        ("F1", "metric"),
+        ("BLEU", "metric"),
+        ("ROUGE-L", "metric"),
+        ("BERT", "model"),
+        ("BERT-base", "model"),
+        ("ResNet-50", "model"),
+        ("LSTM", "model"),
+        ("Transformer", "model"),
+        ("CNN", "model"),
+        ("our encoder model", "model"),
+        ("classification", "task"),
+        ("machine translation", "task"),
+        ("parsing", "task"),
+        ("ImageNet", None),
+        ("Penn Treebank", None),
+        ("SST-2", None),
+        ("Yelp Binary classification", None),
+        ("BERTScore corpus", None),
+    ],
+)
+def test_looks_like_non_dataset(name: str, kind: str | None) -> None:
+    reason = looks_like_non_dataset(name)
+    if kind is None:
+        assert reason is None
+    else:
+        assert reason is not None and kind in reason and name in reason
