@@ -1,0 +1,54 @@
+"""`dsminer corpus ...`: build a paper corpus, for now by downloading a NeurIPS year."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from dsminer.corpus.neurips import DEFAULT_BASE_URL, DownloadReport, download_neurips
+from dsminer.errors import DsminerError
+
+SUPPORTED_CONFERENCES = ("neurips",)
+
+corpus_app = typer.Typer(help="Build paper corpora: download a conference's proceedings with metadata.")
+
+
+@corpus_app.command("download")
+def download(
+    conference: Annotated[str, typer.Argument(help="Conference to download; supported: neurips.")],
+    year: Annotated[int, typer.Option("--year", help="Proceedings year, e.g. 2024.")],
+    out: Annotated[Path, typer.Option("--out", file_okay=False, help="Folder for the PDFs and metadata sidecars.")],
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N papers of the listing.")] = None,
+    base_url: Annotated[str, typer.Option("--base-url", help="Proceedings site.")] = DEFAULT_BASE_URL,
+    delay: Annotated[float, typer.Option("--delay", min=0.0, help="Seconds between requests.")] = 1.0,
+    timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds to wait per connect or read.")] = 60.0,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
+) -> None:
+    """Download a conference year's papers (PDF + JSON sidecar each); rerun to resume."""
+    name = conference.strip().lower()
+    if name not in SUPPORTED_CONFERENCES:
+        supported = ", ".join(SUPPORTED_CONFERENCES)
+        typer.echo(f"error: unsupported conference {conference!r} (supported: {supported})", err=True)
+        raise typer.Exit(code=1)
+    try:
+        report = download_neurips(
+            year, out, limit=limit, base_url=base_url, delay_s=delay, timeout_s=timeout, progress=progress
+        )
+    except DsminerError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=1) from None
+    print_report(report, out)
+    if report.failed and not (report.downloaded or report.skipped):
+        raise typer.Exit(code=1)
+
+
+def print_report(report: DownloadReport, out: Path) -> None:
+    """A one-line summary on stdout, then one line per failed paper on stderr."""
+    typer.echo(
+        f"{out}: {len(report.downloaded)} downloaded, {len(report.skipped)} already complete, "
+        f"{len(report.failed)} failed"
+    )
+    for url, reason in report.failed:
+        typer.echo(f"failed: {url}: {reason}", err=True)
