@@ -17,6 +17,8 @@ from dsminer.errors import ConfigError
 Condition = Literal["s0", "s1a", "s1b", "s2"]
 CONDITIONS: tuple[str, ...] = Condition.__args__  # type: ignore[attr-defined]
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+DEFAULT_TRACKING_URI = "sqlite:///mlruns/mlflow.db"
+DEFAULT_ARTIFACT_ROOT = "mlruns/artifacts"
 
 
 class BackendSettings(BaseModel):
@@ -33,6 +35,7 @@ class BackendSettings(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     max_tokens: int = Field(768, ge=16, le=32768)
     seed: int = 0
+    cache: bool = False
     request_timeout_s: float = Field(900.0, gt=0)
     connect_timeout_s: float = Field(5.0, gt=0)
     n_ctx: int = Field(8192, ge=512)

@@ -1,0 +1,1 @@
+"""Language-model backends: the embedded local model server and OpenAI-compatible endpoints."""

@@ -1,0 +1,122 @@
+"""`dsminer run`, `dsminer demo` and `dsminer runs`: extraction runs and their listing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from dsminer.config import CONDITIONS, Settings, load_settings
+from dsminer.errors import DsminerError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run)
+    app.command("demo")(demo)
+    app.command("runs")(runs)
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    return typer.Exit(code=1)
+
+
+def run(
+    pdf_dir: Annotated[Path, typer.Argument(help="Folder of paper PDFs (optionally with metadata.jsonl/.csv or <name>.json sidecars).")],
+    condition: Annotated[Optional[str], typer.Option("--condition", "-c", help=f"Execution strategy: {', '.join(CONDITIONS)} (default s0).")] = None,
+    config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file; DSMINER_* variables and flags override it.")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", "-n", help="Process at most N papers.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Run directory (default runs/<time>-<condition>); an existing one is resumed.")] = None,
+    backend: Annotated[Optional[str], typer.Option("--backend", help="local (embedded model, default) or openai (vLLM or any OpenAI-compatible server).")] = None,
+    api_base: Annotated[Optional[str], typer.Option("--api-base", help="OpenAI-compatible endpoint, e.g. http://host:8000/v1 (implies --backend openai).")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="Served model name (openai) or alias (local).")] = None,
+    max_records: Annotated[Optional[int], typer.Option("--max-records", help="Per-paper record cap (default 5).")] = None,
+    metadata: Annotated[Optional[Path], typer.Option("--metadata", help="Paper metadata file (CSV or JSONL keyed by file name).")] = None,
+    tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI (default sqlite:///mlruns/mlflow.db).")] = None,
+    experiment: Annotated[Optional[str], typer.Option("--experiment", help="MLflow experiment name (default dsminer).")] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar over papers.")] = True,
+) -> None:
+    """Extract dataset records from every PDF in PDF_DIR under one condition, logged as one MLflow run."""
+    kind = backend or ("openai" if api_base else None)
+    try:
+        settings = load_settings(
+            config, condition=condition, limit=limit, out_dir=out, max_records_per_paper=max_records,
+            metadata_file=metadata, tracking_uri=tracking_uri, experiment=experiment,
+            backend={"kind": kind, "api_base": api_base, "model": model},
+        )
+        outcome = execute(settings, pdf_dir, progress)
+    except DsminerError as exc:
+        raise _fail(str(exc)) from None
+    report(outcome)
+
+
+def execute(settings: Settings, pdf_dir: Path, progress: bool = True):
+    """Load the corpus, open the backend and run the condition; the one place dspy is configured."""
+    import dspy
+
+    from dsminer.backend.lm import open_backend
+    from dsminer.corpus.local import load_corpus
+    from dsminer.harness import run_condition
+    from dsminer.programs.registry import build_program
+
+    corpus = load_corpus(pdf_dir, settings.metadata_file)[: settings.limit]
+    program = build_program(settings)
+    with open_backend(settings.backend) as backend:
+        dspy.configure(lm=backend.lm)
+        info = {"model": backend.model, "kind": backend.kind, "api_base": backend.api_base}
+        try:
+            return run_condition(settings, corpus, program, backend.lm, info, _progress_bar if progress else None)
+        except KeyboardInterrupt:
+            typer.echo("interrupted: records of finished papers are kept; run again with the same --out to resume", err=True)
+            raise typer.Exit(code=130) from None
+
+
+def _progress_bar(papers: Sequence):
+    from rich.progress import track
+
+    return track(papers, description="papers", transient=False)
+
+
+def report(outcome) -> None:
+    m = outcome.metrics
+    typer.echo(f"{int(m.get('records', 0))} records from {int(m.get('papers_ok', 0))} papers "
+               f"({int(m.get('papers_failed', 0))} failed), {m.get('llm_calls_per_paper', 0)} LLM calls and "
+               f"{m.get('seconds_per_paper', 0)} s per paper")
+    for failed in outcome.failed:
+        typer.echo(f"  failed: {failed['file']}: {failed['reason']}")
+    typer.echo(f"results: {outcome.out_dir / 'results.jsonl'}")
+    typer.echo(f"mlflow run: {outcome.run_id}")
+
+
+def demo(
+    out: Annotated[Path, typer.Option("--out", help="Where the sample papers and the run go.")] = Path("runs/demo"),
+    config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file.")] = None,
+) -> None:
+    """Run S0 with the local model on three bundled synthetic papers."""
+    from dsminer.tools.sample import write_sample_papers
+
+    sample_dir = out / "sample-papers"
+    try:
+        write_sample_papers(sample_dir)
+        settings = load_settings(config, condition="s0", out_dir=out / "run", backend={"kind": "local"})
+        outcome = execute(settings, sample_dir)
+    except DsminerError as exc:
+        raise _fail(str(exc)) from None
+    report(outcome)
+
+
+def runs(
+    experiment: Annotated[str, typer.Option("--experiment", help="MLflow experiment name.")] = "dsminer",
+    tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
+    n: Annotated[int, typer.Option("--n", help="How many recent runs.")] = 10,
+) -> None:
+    """List recent runs with their key metrics."""
+    from dsminer.evaluation.listing import recent_runs
+
+    try:
+        table = recent_runs(tracking_uri, experiment, n)
+    except DsminerError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(table)

@@ -1,0 +1,1 @@
+"""Model-free evaluation of runs: loading, summaries, gold scoring, comparison, audit sheets, MLflow logging."""

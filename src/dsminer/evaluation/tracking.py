@@ -1,0 +1,59 @@
+"""MLflow plumbing for a run: the store, the experiment, spans for events, and the run's outputs."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import mlflow
+from mlflow.entities import SpanEvent
+
+from dsminer.config import DEFAULT_ARTIFACT_ROOT, DEFAULT_TRACKING_URI
+
+log = logging.getLogger(__name__)
+
+
+def resolve_tracking_uri(tracking_uri: str | None) -> str:
+    """The configured URI, or the default SQLite store under ./mlruns (created on demand)."""
+    if tracking_uri:
+        return tracking_uri
+    Path("mlruns").mkdir(exist_ok=True)
+    return DEFAULT_TRACKING_URI
+
+
+def use_experiment(tracking_uri: str | None, name: str) -> str:
+    """Point MLflow at the store and the named experiment, creating it with artifacts beside the store."""
+    uri = resolve_tracking_uri(tracking_uri)
+    mlflow.set_tracking_uri(uri)
+    experiment = mlflow.get_experiment_by_name(name)
+    if experiment is None:
+        location = Path(DEFAULT_ARTIFACT_ROOT).resolve().as_uri() if uri == DEFAULT_TRACKING_URI else None
+        experiment_id = mlflow.create_experiment(name, artifact_location=location)
+    else:
+        experiment_id = experiment.experiment_id
+    mlflow.set_experiment(experiment_id=experiment_id)
+    return experiment_id
+
+
+def event_to_span(event: dict[str, Any]) -> None:
+    """Attach an event to the active span (the paper's trace), if there is one."""
+    span = mlflow.get_current_active_span()
+    if span is None:
+        return
+    attributes = {key: value if isinstance(value, (str, int, float, bool)) else json.dumps(value, default=str)
+                  for key, value in event.items() if value is not None and key not in {"kind", "ts"}}
+    span.add_event(SpanEvent(event["kind"], attributes=attributes))
+
+
+def log_metrics(metrics: dict[str, float | int | None]) -> None:
+    mlflow.log_metrics({key: float(value) for key, value in metrics.items() if value is not None})
+
+
+def log_outputs(out_dir: Path) -> None:
+    """Log the run directory's files as artifacts at the run's artifact root."""
+    mlflow.flush_trace_async_logging()
+    for path in sorted(out_dir.iterdir()):
+        if path.is_file():
+            mlflow.log_artifact(str(path))

@@ -1,0 +1,1 @@
+"""DSPy modules, one per condition, all producing `DatasetRecord`s for one parsed paper."""

@@ -1,0 +1,46 @@
+"""Count LLM calls and tokens from an LM's history, per paper and per run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class Usage:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.calls + other.calls, self.prompt_tokens + other.prompt_tokens,
+                     self.completion_tokens + other.completion_tokens)
+
+
+def usage_of(history: list[dict[str, Any]]) -> Usage:
+    """Sum the calls and token counts of LM history entries (cache hits count as calls with no tokens)."""
+    total = Usage()
+    for entry in history:
+        usage = entry.get("usage") or {}
+        total += Usage(1, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+    return total
+
+
+class UsageMeter:
+    """Reads the usage added to an LM's history since the last `take()`.
+
+    The history is capped (old entries drop off the front), so the meter remembers the last entry
+    it saw rather than an index.
+    """
+
+    def __init__(self, history: list[dict[str, Any]]) -> None:
+        self.history = history
+        self.last = history[-1] if history else None
+
+    def take(self) -> Usage:
+        start = len(self.history)
+        while start > 0 and self.history[start - 1] is not self.last:
+            start -= 1
+        used = usage_of(self.history[start:])
+        self.last = self.history[-1] if self.history else None
+        return used
