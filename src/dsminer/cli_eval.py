@@ -1,0 +1,197 @@
+"""Evaluation commands: summarize, compare, evaluate, and the audit group (sample, score)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import pandas as pd
+import typer
+
+from dsminer.config import DEFAULT_TRACKING_URI
+from dsminer.errors import DsminerError
+from dsminer.evaluation import mlflow_log
+from dsminer.evaluation.audit import format_audit_scores, sample_audit, score_audit, write_audit_sheet
+from dsminer.evaluation.compare import (
+    Comparison, comparison_metrics, compare_runs, markdown_table, overlap_frame, write_comparison,
+)
+from dsminer.evaluation.gold import GoldScores, format_scores, load_gold, score_run
+from dsminer.evaluation.runs import RunData, assign_labels, load_run
+from dsminer.evaluation.summary import format_summary, summarize_run
+
+logger = logging.getLogger(__name__)
+
+TrackingUri = Annotated[str | None, typer.Option(
+    "--tracking-uri", help=f"MLflow tracking URI for run ids [default: {DEFAULT_TRACKING_URI}]")]
+OutDir = Annotated[Path | None, typer.Option("--out", file_okay=False, help="Folder for the files written.")]
+GoldFile = Annotated[Path | None, typer.Option("--gold", help="Gold JSONL file (docs/gold-format.md).")]
+LogFlag = Annotated[bool, typer.Option("--log/--no-log", help="Log scores and files to MLflow.")]
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Turn a DsminerError into a one-line message on stderr and exit code 1."""
+    try:
+        yield
+    except DsminerError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=1) from None
+
+
+def summarize(
+    run: Annotated[str, typer.Argument(help="Run directory or MLflow run id.")],
+    tracking_uri: TrackingUri = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Print the reference summary of one run."""
+    with _user_errors():
+        summary = summarize_run(load_run(run, tracking_uri))
+    typer.echo(json.dumps(summary, indent=2) if as_json else format_summary(summary))
+
+
+def compare(
+    runs: Annotated[list[str], typer.Argument(help="Two or more run directories or MLflow run ids.")],
+    gold: GoldFile = None,
+    out: OutDir = None,
+    tracking_uri: TrackingUri = None,
+    parent: Annotated[str | None, typer.Option("--parent", help="Log into this MLflow run.")] = None,
+    log: LogFlag = True,
+) -> None:
+    """Compare runs side by side: metrics table, pairwise overlap, plots; log them to MLflow."""
+    with _user_errors():
+        if len(runs) < 2:
+            raise DsminerError("compare needs at least two runs")
+        loaded = _load_runs(runs, tracking_uri)
+        comparison = compare_runs(loaded, load_gold(gold) if gold else None)
+        target = out or _timestamped(Path("comparisons"))
+        written = write_comparison(comparison, target)
+        _print_comparison(comparison, target)
+        if log:
+            _log_comparison(comparison, loaded, written, tracking_uri, parent)
+
+
+def _print_comparison(comparison: Comparison, target: Path) -> None:
+    typer.echo(markdown_table(comparison.table.drop(columns=["condition", "run_id"]).T, "metric"))
+    typer.echo("")
+    typer.echo(markdown_table(overlap_frame(comparison).set_index("a"), "a"))
+    typer.echo(f"\nwrote {target}")
+
+
+def _log_comparison(
+    comparison: Comparison, runs: list[RunData], files: list[Path], tracking_uri: str | None, parent: str | None
+) -> None:
+    """Log the table, plots and per-condition metrics into --parent, else a new "compare" run."""
+    tracked = [run for run in runs if run.run_id]
+    if parent is None and not tracked:
+        typer.echo("not logged to MLflow: no run has an MLflow run id", err=True)
+        return
+    uri = tracking_uri or (tracked[0].tracking_uri if tracked else None) or DEFAULT_TRACKING_URI
+    if parent is not None:
+        mlflow_log.check_run(parent, uri)
+        target = parent
+    else:
+        params = {"runs": ",".join(run.run_id or str(run.directory) for run in runs),
+                  "labels": ",".join(run.label for run in runs)}
+        target = mlflow_log.create_compare_run(uri, tracked[0].run_id or "", params)
+    mlflow_log.log_metrics(target, comparison_metrics(comparison), uri)
+    mlflow_log.log_files(target, files, uri, "comparison")
+    if parent is None:
+        mlflow_log.end_run(target, uri)
+    typer.echo(f"logged to MLflow run {target}")
+
+
+def evaluate(
+    run: Annotated[str, typer.Argument(help="Run directory or MLflow run id.")],
+    gold: Annotated[Path, typer.Option("--gold", help="Gold JSONL file (docs/gold-format.md).")],
+    out: OutDir = None,
+    tracking_uri: TrackingUri = None,
+    log: LogFlag = True,
+) -> None:
+    """Score a run against gold datasets: precision, recall, F1, link precision, per paper."""
+    with _user_errors():
+        gold_papers = load_gold(gold)
+        loaded = load_run(run, tracking_uri)
+        scores = score_run(loaded, gold_papers)
+        target = out or _default_out(loaded, "evaluation")
+        files = _write_scores(scores, target)
+        typer.echo(format_scores(scores))
+        per_paper = pd.DataFrame(scores.per_paper).set_index("file")
+        typer.echo(markdown_table(per_paper[["gold", "records", "correct", "supported", "wrong", "recall"]], "paper"))
+        typer.echo(f"\nwrote {target}")
+        if log and loaded.run_id:
+            uri = tracking_uri or loaded.tracking_uri or DEFAULT_TRACKING_URI
+            mlflow_log.log_metrics(loaded.run_id, scores.metrics(), uri, prefix="gold.")
+            mlflow_log.log_files(loaded.run_id, files, uri, "evaluation")
+            typer.echo(f"logged gold.* metrics to MLflow run {loaded.run_id}")
+        elif log:
+            typer.echo("not logged to MLflow: the run has no MLflow run id", err=True)
+
+
+def _write_scores(scores: GoldScores, out_dir: Path) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    summary = out_dir / "scores.json"
+    summary.write_text(json.dumps({"label": scores.label, **scores.metrics()}, indent=2), encoding="utf-8")
+    per_paper = out_dir / "per_paper.csv"
+    pd.DataFrame(scores.per_paper).to_csv(per_paper, index=False)
+    return [summary, per_paper]
+
+
+def audit_sample(
+    runs: Annotated[list[str], typer.Argument(help="One or more run directories or MLflow run ids.")],
+    n: Annotated[int, typer.Option("--n", min=1, help="Rows to sample.")] = 50,
+    seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
+    out: OutDir = None,
+    tracking_uri: TrackingUri = None,
+) -> None:
+    """Write an annotation sheet (audit.csv, audit.html) of sampled shared and condition-specific records."""
+    with _user_errors():
+        loaded = _load_runs(runs, tracking_uri)
+        sheet = sample_audit(loaded, n, seed)
+        target = out or (_default_out(loaded[0], "audit") if len(loaded) == 1 else _timestamped(Path("audits")))
+        for path in write_audit_sheet(sheet, target):
+            typer.echo(f"wrote {path}")
+        counts = sheet.groupby(["condition", "category"]).size() if len(sheet) else pd.Series(dtype=int)
+        typer.echo(f"{len(sheet)} rows: " + ", ".join(f"{c}/{k} {v}" for (c, k), v in counts.items()))
+
+
+def audit_score(
+    sheet: Annotated[Path, typer.Argument(help="A filled audit.csv.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the scores as JSON.")] = False,
+) -> None:
+    """Score a filled audit sheet: precision, link grounding, missing fields, disagreements."""
+    with _user_errors():
+        result = score_audit(sheet)
+    typer.echo(json.dumps(result, indent=2) if as_json else format_audit_scores(result))
+
+
+def _load_runs(refs: list[str], tracking_uri: str | None) -> list[RunData]:
+    runs = [load_run(ref, tracking_uri) for ref in refs]
+    assign_labels(runs)
+    return runs
+
+
+def _default_out(run: RunData, name: str) -> Path:
+    """A folder under the run directory, or a timestamped one in the working directory for MLflow runs."""
+    if run.source == "directory":
+        return run.directory / name
+    return _timestamped(Path(f"{name}s")) / run.label
+
+
+def _timestamped(base: Path) -> Path:
+    return base / datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def register(app: typer.Typer) -> None:
+    """Add summarize, compare, evaluate and the audit group to the dsminer app."""
+    app.command("summarize")(summarize)
+    app.command("compare")(compare)
+    app.command("evaluate")(evaluate)
+    audit_app = typer.Typer(help="Manual validation: sample records, score filled sheets.", no_args_is_help=True)
+    audit_app.command("sample")(audit_sample)
+    audit_app.command("score")(audit_score)
+    app.add_typer(audit_app, name="audit")

@@ -1,0 +1,272 @@
+"""Gold datasets per paper (the format of docs/gold-format.md) and scoring a run against them."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dsminer.errors import DsminerError, GoldFileError
+from dsminer.evaluation.runs import RunData, paper_file, processed_files
+from dsminer.schema import DatasetRecord, normalize_name
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class GoldDataset:
+    """One gold dataset of a paper: its canonical name, the names the paper uses for it, its URLs."""
+
+    name: str
+    aliases: tuple[str, ...] = ()
+    urls: tuple[str, ...] = ()
+
+    def keys(self) -> set[str]:
+        """The normalised names a record may carry to match this dataset."""
+        return {key for key in map(normalize_name, (self.name, *self.aliases)) if key}
+
+
+@dataclass
+class GoldPaper:
+    """The gold annotation of one PDF."""
+
+    file: str
+    title: str | None
+    datasets: list[GoldDataset]
+    material_mentions: dict[str, int] = field(default_factory=dict)
+
+    def mention_keys(self) -> set[str]:
+        """Normalised material mentions: names that count as supported rather than wrong."""
+        return {key for key in map(normalize_name, self.material_mentions) if key}
+
+
+def load_gold(path: Path | str) -> list[GoldPaper]:
+    """Read a gold JSONL file; GoldFileError names the first bad line."""
+    path = Path(path)
+    if not path.is_file():
+        raise DsminerError(f"gold file not found: {path}")
+    papers: dict[str, GoldPaper] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise GoldFileError(path, number, f"not valid JSON: {exc.msg}") from exc
+        paper = _parse_paper(row, path, number)
+        if paper.file in papers:
+            raise GoldFileError(path, number, f"paper {paper.file!r} appears twice")
+        papers[paper.file] = paper
+    if not papers:
+        raise GoldFileError(path, 1, "the file holds no gold papers")
+    return list(papers.values())
+
+
+def _parse_paper(row: Any, path: Path, line: int) -> GoldPaper:
+    if not isinstance(row, dict):
+        raise GoldFileError(path, line, "not a JSON object")
+    file = row.get("file")
+    if not isinstance(file, str) or not file.strip():
+        raise GoldFileError(path, line, "missing 'file' (the PDF file name)")
+    title = row.get("title")
+    if title is not None and not isinstance(title, str):
+        raise GoldFileError(path, line, "'title' must be a string")
+    datasets = row.get("datasets")
+    if not isinstance(datasets, list):
+        raise GoldFileError(path, line, "'datasets' must be a list")
+    parsed = [_parse_dataset(item, path, line) for item in datasets]
+    mentions = _parse_mentions(row.get("material_mentions", {}), path, line)
+    return GoldPaper(file=Path(file).name, title=title, datasets=parsed, material_mentions=mentions)
+
+
+def _parse_dataset(item: Any, path: Path, line: int) -> GoldDataset:
+    """A dataset entry: a bare name, or {"name", "aliases"?, "urls"? or "url"?}; other keys are ignored."""
+    if isinstance(item, str) and item.strip():
+        return GoldDataset(name=item)
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"].strip():
+        raise GoldFileError(path, line, "each dataset needs a non-empty 'name'")
+    aliases = item.get("aliases") or []
+    urls = item.get("urls") or ([item["url"]] if item.get("url") else [])
+    for key, values in (("aliases", aliases), ("urls", urls)):
+        if not isinstance(values, list) or not all(isinstance(value, str) for value in values):
+            raise GoldFileError(path, line, f"dataset {item['name']!r}: '{key}' must be a list of strings")
+    return GoldDataset(name=item["name"], aliases=tuple(aliases), urls=tuple(urls))
+
+
+def _parse_mentions(value: Any, path: Path, line: int) -> dict[str, int]:
+    if isinstance(value, list) and all(isinstance(name, str) for name in value):
+        return {name: 1 for name in value}
+    if isinstance(value, dict) and all(isinstance(count, int) for count in value.values()):
+        return {str(name): count for name, count in value.items()}
+    raise GoldFileError(path, line, "'material_mentions' must map strings to counts (or list strings)")
+
+
+@dataclass
+class GoldScores:
+    """Scores of one run against the gold, at the (paper, normalised dataset name) level."""
+
+    label: str
+    papers: int
+    gold_datasets: int
+    recalled: int
+    records: int
+    correct: int
+    supported: int
+    link_checked: int
+    link_correct: int
+    gold_papers_not_run: int
+    records_outside_gold: int
+    per_paper: list[dict[str, Any]]
+
+    @property
+    def precision_strict(self) -> float:
+        return _share(self.correct, self.records)
+
+    @property
+    def precision_lenient(self) -> float:
+        return _share(self.correct + self.supported, self.records)
+
+    @property
+    def recall(self) -> float:
+        return _share(self.recalled, self.gold_datasets)
+
+    @property
+    def link_precision(self) -> float | None:
+        return self.link_correct / self.link_checked if self.link_checked else None
+
+    def metrics(self) -> dict[str, float]:
+        """The headline numbers, as MLflow metrics (link precision only when some link was checked)."""
+        values = {
+            "precision_strict": self.precision_strict,
+            "precision_lenient": self.precision_lenient,
+            "recall": self.recall,
+            "f1_strict": _f1(self.precision_strict, self.recall),
+            "f1_lenient": _f1(self.precision_lenient, self.recall),
+            "gold_papers": float(self.papers),
+            "gold_datasets": float(self.gold_datasets),
+            "scored_records": float(self.records),
+        }
+        if self.link_precision is not None:
+            values["link_precision"] = self.link_precision
+        return values
+
+
+def score_run(run: RunData, gold: list[GoldPaper]) -> GoldScores:
+    """Score a run on the gold papers it processed: strict and lenient precision, recall, link precision."""
+    by_paper, outside = records_by_gold_paper(run, gold)
+    status = {Path(str(row.get("file"))).name: str(row.get("status", "-")) for row in run.papers}
+    rows = [_score_paper(paper, records, status.get(paper.file, "ok")) for paper, records in by_paper]
+    totals = {key: sum(row[key] for row in rows) for key in ("gold", "recalled", "records", "correct", "supported")}
+    return GoldScores(
+        label=run.label,
+        papers=len(rows),
+        gold_datasets=totals["gold"],
+        recalled=totals["recalled"],
+        records=totals["records"],
+        correct=totals["correct"],
+        supported=totals["supported"],
+        link_checked=sum(row["link_checked"] for row in rows),
+        link_correct=sum(row["link_correct"] for row in rows),
+        gold_papers_not_run=len(gold) - len(rows),
+        records_outside_gold=outside,
+        per_paper=rows,
+    )
+
+
+def records_by_gold_paper(
+    run: RunData, gold: list[GoldPaper]
+) -> tuple[list[tuple[GoldPaper, list[DatasetRecord]]], int]:
+    """Pair each gold paper the run processed with its records (by file, else title); count the rest."""
+    by_file = {paper.file: paper for paper in gold}
+    by_title = {title_key(paper.title): paper for paper in gold if paper.title and title_key(paper.title)}
+    assigned: dict[str, list[DatasetRecord]] = {paper.file: [] for paper in gold}
+    processed = {by_file[name].file for name in processed_files(run) if name in by_file}
+    outside = 0
+    for record in run.records:
+        paper = by_file.get(paper_file(record)) or by_title.get(title_key(record.paper_refs.title or ""))
+        if paper is None:
+            outside += 1
+            continue
+        assigned[paper.file].append(record)
+        processed.add(paper.file)
+    return [(paper, assigned[paper.file]) for paper in gold if paper.file in processed], outside
+
+
+def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) -> dict[str, Any]:
+    """One per-paper row: counts of correct, supported and wrong names, and of links checked."""
+    names: dict[str, DatasetRecord] = {}
+    for record in records:
+        names.setdefault(normalize_name(record.name), record)
+    names.pop("", None)
+    found: set[str] = set()
+    correct, supported, wrong, link_checked, link_correct = 0, 0, [], 0, 0
+    for key, record in names.items():
+        hits = [dataset for dataset in paper.datasets if key in dataset.keys()]
+        if hits:
+            correct += 1
+            found.update(dataset.name for dataset in hits)
+            urls = [url for dataset in hits for url in dataset.urls]
+            if urls and record.dataset_link:
+                link_checked += 1
+                link_correct += link_matches(record.dataset_link, urls)
+        elif key in paper.mention_keys():
+            supported += 1
+        else:
+            wrong.append(record.name)
+    missed = [dataset.name for dataset in paper.datasets if dataset.name not in found]
+    return {
+        "file": paper.file, "title": paper.title or "", "status": status,
+        "gold": len(paper.datasets), "records": len(names), "correct": correct, "supported": supported,
+        "wrong": len(wrong), "recalled": len(paper.datasets) - len(missed),
+        "recall": _share(len(paper.datasets) - len(missed), len(paper.datasets)),
+        "precision_strict": _share(correct, len(names)), "precision_lenient": _share(correct + supported, len(names)),
+        "link_checked": link_checked, "link_correct": link_correct,
+        "missed": "; ".join(missed), "wrong_names": "; ".join(sorted(wrong)),
+    }
+
+
+def link_matches(link: str, gold_urls: list[str]) -> bool:
+    """True when the link is one of the gold URLs or lies under one (scheme, www and trailing / ignored)."""
+    key = url_key(link)
+    return any(key == gold or key.startswith(gold + "/") for gold in map(url_key, gold_urls) if gold)
+
+
+def url_key(url: str) -> str:
+    """A URL folded for comparison: no scheme, no www., lower-case host, no trailing slash or .git."""
+    text = re.sub(r"^[a-z]+://", "", url.strip(), flags=re.IGNORECASE)
+    host, _, rest = text.partition("/")
+    host = host.lower().removeprefix("www.")
+    path = re.sub(r"(\.git)?/*$", "", rest)
+    return f"{host}/{path}" if path else host
+
+
+def title_key(title: str) -> str:
+    """A paper title folded for matching: NFKC, case-folded, letters and digits only."""
+    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", title).casefold())
+
+
+def format_scores(scores: GoldScores) -> str:
+    """Render the headline scores as plain text."""
+    metrics = scores.metrics()
+    lines = [f"run {scores.label}: {scores.papers} gold papers scored, {scores.gold_papers_not_run} not in the run, "
+             f"{scores.records_outside_gold} records on papers outside the gold"]
+    lines.append(f"  records {scores.records}: correct {scores.correct}, supported {scores.supported}, "
+                 f"wrong {scores.records - scores.correct - scores.supported}")
+    lines.append(f"  gold datasets {scores.gold_datasets}: recalled {scores.recalled}")
+    for key in ("precision_strict", "precision_lenient", "recall", "f1_strict", "f1_lenient"):
+        lines.append(f"  {key:<18} {metrics[key]:.3f}")
+    link = "n/a (no gold URL met a record link)" if scores.link_precision is None else f"{scores.link_precision:.3f}"
+    lines.append(f"  link_precision     {link} ({scores.link_correct}/{scores.link_checked})")
+    return "\n".join(lines)
+
+
+def _f1(precision: float, recall: float) -> float:
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
