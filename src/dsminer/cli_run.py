@@ -64,7 +64,8 @@ def execute(settings: Settings, pdf_dir: Path, progress: bool = True):
     corpus = load_corpus(pdf_dir, settings.metadata_file)[: settings.limit]
     program = build_program(settings)
     with open_backend(settings.backend) as backend:
-        dspy.configure(lm=backend.lm)
+        adapter = dspy.JSONAdapter() if settings.adapter == "json" else dspy.ChatAdapter()
+        dspy.configure(lm=backend.lm, adapter=adapter)
         info = {"model": backend.model, "kind": backend.kind, "api_base": backend.api_base}
         try:
             return run_condition(settings, corpus, program, backend.lm, info, _progress_bar if progress else None)
@@ -91,20 +92,23 @@ def report(outcome) -> None:
 
 
 def demo(
-    out: Annotated[Path, typer.Option("--out", help="Where the sample papers and the run go.")] = Path("runs/demo"),
+    out: Annotated[Path, typer.Option("--out", help="Folder for the sample papers and the demo runs.")] = Path("runs/demo"),
     config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file.")] = None,
 ) -> None:
-    """Run S0 with the local model on three bundled synthetic papers."""
+    """Run S0 with the local model on three bundled synthetic papers (a fresh run each time)."""
+    from dsminer.harness import default_out_dir
     from dsminer.tools.sample import write_sample_papers
 
     sample_dir = out / "sample-papers"
     try:
         write_sample_papers(sample_dir)
-        settings = load_settings(config, condition="s0", out_dir=out / "run", backend={"kind": "local"})
+        run_dir = out / default_out_dir("s0").name
+        settings = load_settings(config, condition="s0", out_dir=run_dir, backend={"kind": "local"})
         outcome = execute(settings, sample_dir)
     except DsminerError as exc:
         raise _fail(str(exc)) from None
     report(outcome)
+    typer.echo("see the run in the MLflow UI: make mlflow-ui, then open http://127.0.0.1:5000")
 
 
 def runs(

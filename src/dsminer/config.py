@@ -65,6 +65,7 @@ class Settings(BaseSettings):
     limit: int | None = Field(None, ge=1)
     max_records_per_paper: int = Field(5, ge=1, le=100)
     context_sentences: int = Field(40, ge=5, le=400)
+    adapter: Literal["json", "chat"] = "json"
     out_dir: Path | None = None
     metadata_file: Path | None = None
     catalog_dir: Path | None = None

@@ -80,3 +80,9 @@ def test_looks_like_non_dataset(name: str, kind: str | None) -> None:
         assert reason is None
     else:
         assert reason is not None and kind in reason and name in reason
+
+
+def test_single_letters_are_not_dataset_names():
+    from dsminer.tools.names import clean_dataset_names
+
+    assert clean_dataset_names(["P", "Y", "AB-1"], "Columns P and Y of AB-1.") == ["AB-1"]

@@ -11,6 +11,7 @@ from dsminer.tools.text import collapse_whitespace, name_pattern
 
 logger = logging.getLogger(__name__)
 
+MIN_NAME_CHARS = 2  # a single letter is a table column, not a dataset name
 _GENERIC_WORDS = frozenset(
     {"data", "dataset", "datasets", "data set", "data sets", "corpus", "corpora", "benchmark", "benchmarks",
      "news", "science", "text", "texts", "images", "image", "videos", "video", "audio", "training set",
@@ -103,7 +104,7 @@ def clean_dataset_names(raw: Sequence[str], paper_text: str) -> list[str]:
     kept: dict[str, str] = {}
     for item in raw:
         name = _strip_name(item)
-        if not name or name.casefold() in _GENERIC_WORDS or not normalize_name(name):
+        if not name or name.casefold() in _GENERIC_WORDS or len(normalize_name(name)) < MIN_NAME_CHARS:
             continue
         name = _written_form(_without_footnote_digit(name, paper_text), paper_text)
         if name is None:

@@ -1,0 +1,37 @@
+"""The real local model, end to end, on one synthetic paper (slow: about a minute on 2 cores)."""
+
+import json
+
+import mlflow
+import pytest
+from typer.testing import CliRunner
+
+from dsminer.cli import app
+from dsminer.schema import DatasetRecord
+from dsminer.tools.sample import SAMPLE_GOLD, write_sample_papers
+
+pytest.importorskip("xllamacpp")
+pytestmark = pytest.mark.local_model
+
+
+def test_s0_on_the_local_model_writes_records_and_an_mlflow_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    papers = write_sample_papers(tmp_path / "papers")
+    for extra in papers[1:]:
+        extra.unlink()
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    result = CliRunner().invoke(app, ["run", str(tmp_path / "papers"), "--out", "run", "--tracking-uri", uri,
+                                      "--max-records", "2", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    records = [DatasetRecord.model_validate_json(line) for line in (tmp_path / "run/results.jsonl").read_text().splitlines()]
+    assert records, "the local model found no dataset in the sample paper"
+    gold = {name.casefold() for name in SAMPLE_GOLD[papers[0].name]}
+    assert any(record.name.casefold() in gold for record in records)
+
+    manifest = json.loads((tmp_path / "run/manifest.json").read_text())
+    run = mlflow.MlflowClient(uri).get_run(manifest["mlflow"]["run_id"])
+    assert run.data.params["condition"] == "s0"
+    assert run.data.metrics["records"] == len(records)
+    assert run.data.metrics["llm_calls"] >= 3
+    artifacts = {item.path for item in mlflow.MlflowClient(uri).list_artifacts(run.info.run_id)}
+    assert {"results.jsonl", "manifest.json", "events.jsonl", "papers.jsonl"} <= artifacts

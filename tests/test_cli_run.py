@@ -1,0 +1,122 @@
+"""`dsminer run` through the CLI: one-line errors, and a whole run against a fake OpenAI-compatible server."""
+
+import json
+import re
+import time
+from pathlib import Path
+
+import mlflow
+import pymupdf
+import pytest
+from typer.testing import CliRunner
+
+from dsminer.backend.local_server import free_port
+from dsminer.cli import app
+from dsminer.schema import DatasetRecord
+from tests.fake_openai import FakeOpenAI, chat_reply
+
+runner = CliRunner()
+
+
+def one_page_pdf(path: Path, lines: list[str]) -> Path:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for i, line in enumerate(lines):
+        page.insert_text((72, 72 + 16 * i), line, fontsize=10)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def chat_fields(**fields) -> str:
+    """The JSON object the default (JSON) adapter expects, wrapped in a code fence as small models do."""
+    return "```json\n" + json.dumps(fields) + "\n```"
+
+
+def scripted(body: dict) -> tuple[int, dict]:
+    """Answer each step by the output fields its prompt asks for."""
+    prompt = json.dumps(body["messages"])
+    if "dataset_names" in prompt and "data_fields" not in prompt:
+        return 200, chat_reply(chat_fields(dataset_names=["ReefCount-3k"]))
+    if "data_fields" in prompt:
+        return 200, chat_reply(chat_fields(content="underwater images", data_type="images", domain="ecology",
+                                           data_fields=["count"], link=""))
+    return 200, chat_reply(chat_fields(title="Counting Fish", authors=["A. Author"], institutions=[], venue="", year="2020"))
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    for name in ("a.pdf", "b.pdf"):
+        one_page_pdf(folder / name, ["Counting Fish", "We evaluate on the ReefCount-3k dataset of reef images."])
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
+    return folder
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def assert_one_line_error(result, fragment: str) -> None:
+    assert result.exit_code == 1, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
+    assert fragment in lines[0]
+
+
+def test_missing_directory(tmp_path):
+    assert_one_line_error(invoke("run", str(tmp_path / "nope")), "nope")
+
+
+def test_folder_without_pdfs(tmp_path):
+    assert_one_line_error(invoke("run", str(tmp_path)), "no PDF")
+
+
+def test_bad_config_value(tmp_path, corpus):
+    config = tmp_path / "bad.toml"
+    config.write_text("max_records_per_paper = -2\n")
+    assert_one_line_error(invoke("run", str(corpus), "--config", str(config)), "max_records_per_paper")
+
+
+def test_unknown_condition(corpus):
+    assert_one_line_error(invoke("run", str(corpus), "--condition", "s7"), "condition")
+
+
+def test_unreachable_backend_fails_within_seconds(corpus):
+    started = time.monotonic()
+    result = invoke("run", str(corpus), "--api-base", f"http://127.0.0.1:{free_port()}/v1")
+    assert_one_line_error(result, "not reachable")
+    assert time.monotonic() - started < 30
+
+
+def test_run_survives_a_corrupt_pdf_and_logs_everything(tmp_path, corpus, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    with FakeOpenAI([scripted] * 20) as fake:
+        result = invoke("run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model",
+                        "--out", "out", "--tracking-uri", uri, "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert re.search(r"2 records from 2 papers \(1 failed\)", result.output)
+    records = [DatasetRecord.model_validate_json(x) for x in Path("out/results.jsonl").read_text().splitlines()]
+    assert {r.evidence.source for r in records} == {"a.pdf", "b.pdf"}
+    manifest = json.loads(Path("out/manifest.json").read_text())
+    assert [f["file"] for f in manifest["failed_papers"]] == ["broken.pdf"]
+    assert manifest["counts"]["records"] == 2 and manifest["status"] == "finished"
+    run = mlflow.MlflowClient(uri).get_run(manifest["mlflow"]["run_id"])
+    assert run.data.tags["condition"] == "s0"
+    assert run.data.metrics["papers_failed"] == 1 and run.data.metrics["llm_calls"] == 6
+
+
+def test_rerun_into_the_same_directory_resumes_without_duplicates(tmp_path, corpus, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    with FakeOpenAI([scripted] * 20) as fake:
+        args = ("run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model", "--out", "out",
+                "--tracking-uri", uri, "--no-progress")
+        assert invoke(*args, "--limit", "1").exit_code == 0
+        assert invoke(*args).exit_code == 0
+        calls = len(fake.requests)
+    lines = Path("out/results.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and len({json.loads(x)["dataset_id"] for x in lines}) == 2
+    assert calls == 6  # the first paper was not processed again
