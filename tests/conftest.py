@@ -15,6 +15,7 @@ def no_dspy_cache():
 
     dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
     yield
+    dspy.configure(lm=None, adapter=None)  # a CLI test configures DSPy globally; later tests start clean
 
 
 @pytest.fixture

@@ -120,3 +120,25 @@ def test_rerun_into_the_same_directory_resumes_without_duplicates(tmp_path, corp
     lines = Path("out/results.jsonl").read_text().splitlines()
     assert len(lines) == 2 and len({json.loads(x)["dataset_id"] for x in lines}) == 2
     assert calls == 6  # the first paper was not processed again
+
+
+def test_experiment_runs_conditions_as_child_runs_and_compares(tmp_path, corpus, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"file": "a.pdf", "title": "Counting Fish",
+                                "datasets": [{"name": "ReefCount-3k", "aliases": []}]}) + "\n")
+    with FakeOpenAI([scripted] * 20) as fake:
+        result = invoke("experiment", str(corpus), "--conditions", "s0", "--api-base", fake.api_base,
+                        "--model", "fake-model", "--out", "exp", "--tracking-uri", uri, "--gold", str(gold),
+                        "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert Path("exp/s0/results.jsonl").is_file() and Path("exp/comparison/comparison.md").is_file()
+    child_id = json.loads(Path("exp/s0/manifest.json").read_text())["mlflow"]["run_id"]
+    child = mlflow.MlflowClient(uri).get_run(child_id)
+    assert child.data.tags.get("mlflow.parentRunId")
+    assert child.data.metrics["gold.recall"] == 1.0
+
+
+def test_eval_module_rejects_unknown_module(tmp_path):
+    assert_one_line_error(invoke("eval-module", "tables", "--gold", str(tmp_path / "g.json")), "unknown module")

@@ -13,7 +13,7 @@ from typing import Annotated  # noqa: E402
 
 import typer  # noqa: E402
 
-from dsminer import cli_eval, cli_run  # noqa: E402
+from dsminer import cli_eval, cli_experiment, cli_run  # noqa: E402
 from dsminer.cli_corpus import corpus_app  # noqa: E402
 
 app = typer.Typer(
@@ -33,4 +33,5 @@ def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log prog
 
 cli_run.register(app)
 cli_eval.register(app)
+cli_experiment.register(app)
 app.add_typer(corpus_app, name="corpus", help="Build a corpus: download a conference's papers with metadata.")

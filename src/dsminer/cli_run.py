@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from dsminer.config import CONDITIONS, Settings, load_settings
 from dsminer.errors import DsminerError
+
+if TYPE_CHECKING:
+    from dsminer.backend.lm import Backend
+    from dsminer.harness import RunOutcome
 
 
 def register(app: typer.Typer) -> None:
@@ -52,35 +57,47 @@ def run(
     report(outcome)
 
 
-def execute(settings: Settings, pdf_dir: Path, progress: bool = True):
-    """Load the corpus, open the backend and run the condition; the one place dspy is configured."""
+@contextmanager
+def configured_backend(settings: Settings) -> Iterator[Backend]:
+    """Open the backend and make it DSPy's LM and adapter for the session: the one `dspy.configure`."""
     import dspy
 
     from dsminer.backend.lm import open_backend
+
+    with open_backend(settings.backend) as backend:
+        adapter = dspy.JSONAdapter() if settings.adapter == "json" else dspy.ChatAdapter()
+        dspy.configure(lm=backend.lm, adapter=adapter)
+        yield backend
+
+
+def model_info(backend: Backend) -> dict[str, str]:
+    return {"model": backend.model, "kind": backend.kind, "api_base": backend.api_base}
+
+
+def execute(settings: Settings, pdf_dir: Path, progress: bool = True) -> RunOutcome:
+    """Load the corpus, open the backend and run the condition."""
     from dsminer.corpus.local import load_corpus
     from dsminer.harness import run_condition
     from dsminer.programs.registry import build_program
 
     corpus = load_corpus(pdf_dir, settings.metadata_file)[: settings.limit]
     program = build_program(settings)
-    with open_backend(settings.backend) as backend:
-        adapter = dspy.JSONAdapter() if settings.adapter == "json" else dspy.ChatAdapter()
-        dspy.configure(lm=backend.lm, adapter=adapter)
-        info = {"model": backend.model, "kind": backend.kind, "api_base": backend.api_base}
+    with configured_backend(settings) as backend:
         try:
-            return run_condition(settings, corpus, program, backend.lm, info, _progress_bar if progress else None)
+            return run_condition(settings, corpus, program, backend.lm, model_info(backend),
+                                 progress_bar if progress else None)
         except KeyboardInterrupt:
             typer.echo("interrupted: records of finished papers are kept; run again with the same --out to resume", err=True)
             raise typer.Exit(code=130) from None
 
 
-def _progress_bar(papers: Sequence):
+def progress_bar(papers: Sequence):
     from rich.progress import track
 
     return track(papers, description="papers", transient=False)
 
 
-def report(outcome) -> None:
+def report(outcome: RunOutcome) -> None:
     m = outcome.metrics
     typer.echo(f"{int(m.get('records', 0))} records from {int(m.get('papers_ok', 0))} papers "
                f"({int(m.get('papers_failed', 0))} failed), {m.get('llm_calls_per_paper', 0)} LLM calls and "

@@ -49,8 +49,11 @@ def run_condition(
     lm: dspy.LM,
     model_info: dict[str, str],
     progress: Callable[[Sequence[CorpusPaper]], Any] | None = None,
+    nested: bool = False,
 ) -> RunOutcome:
-    """Process each paper with `program` under `lm`; resumable from the output directory."""
+    """Process each paper with `program` under `lm`; resumable from the output directory.
+
+    With `nested`, the run is a child of the active MLflow run (an experiment's parent run)."""
     store = RunStore(settings.out_dir or default_out_dir(settings.condition))
     events = EventLog(store.events_path, span_sink=tracking.event_to_span)
     experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
@@ -58,7 +61,7 @@ def run_condition(
     manifest = store.start_manifest(settings, model_info, environment_snapshot(), mlflow.get_tracking_uri())
     outcome = RunOutcome(store.directory, None)
     run_name = f"{settings.condition}-{store.directory.name}"
-    with mlflow.start_run(run_name=run_name, experiment_id=experiment_id,
+    with mlflow.start_run(run_name=run_name, experiment_id=experiment_id, nested=nested,
                           tags={"condition": settings.condition, "model": model_info["model"]}) as run:
         outcome.run_id = run.info.run_id
         store.note_mlflow(manifest, experiment_id, run.info.run_id, settings.experiment)

@@ -1,0 +1,145 @@
+"""`dsminer experiment` (several conditions as child runs of one parent run) and `dsminer eval-module`."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from dsminer.cli_run import configured_backend, model_info, progress_bar
+from dsminer.config import Settings, load_settings
+from dsminer.errors import ConfigError, DsminerError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("experiment")(experiment)
+    app.command("eval-module")(eval_module)
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    return typer.Exit(code=1)
+
+
+def experiment(
+    pdf_dir: Annotated[Path, typer.Argument(help="Folder of paper PDFs.")],
+    conditions: Annotated[str, typer.Option("--conditions", help="Comma-separated conditions, run in order on the same corpus and config.")] = "s0,s1a,s1b",
+    gold: Annotated[Optional[Path], typer.Option("--gold", help="Gold JSONL: each run is evaluated and recall is compared.")] = None,
+    config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file.")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", "-n", help="Process at most N papers.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Experiment folder (default runs/<time>-experiment); one subfolder per condition.")] = None,
+    api_base: Annotated[Optional[str], typer.Option("--api-base", help="OpenAI-compatible endpoint (implies the openai backend).")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="Served model name.")] = None,
+    tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar over papers.")] = True,
+) -> None:
+    """Run several conditions on one corpus as child runs of one MLflow parent run, then evaluate and compare."""
+    try:
+        backend = {"kind": "openai" if api_base else None, "api_base": api_base, "model": model}
+        settings = [load_settings(config, condition=c.strip(), limit=limit, tracking_uri=tracking_uri, backend=backend)
+                    for c in conditions.split(",") if c.strip()]
+        folder = out or Path("runs") / f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-experiment"
+        summary = run_experiment(settings, pdf_dir, folder, gold, progress)
+    except DsminerError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(summary)
+
+
+def run_experiment(settings: list[Settings], pdf_dir: Path, folder: Path, gold: Path | None, progress: bool) -> str:
+    """The conditions as nested runs under one parent, then the comparison logged to the parent."""
+    import mlflow
+
+    from dsminer.corpus.local import load_corpus
+    from dsminer.evaluation import tracking
+    from dsminer.harness import run_condition
+    from dsminer.programs.registry import build_program
+
+    if not settings:
+        raise ConfigError("--conditions names no condition")
+    base = settings[0]
+    corpus = load_corpus(pdf_dir, base.metadata_file)[: base.limit]
+    programs = [build_program(s) for s in settings]
+    experiment_id = tracking.use_experiment(base.tracking_uri, base.experiment)
+    with configured_backend(base) as backend, mlflow.start_run(
+            run_name=folder.name, experiment_id=experiment_id, tags={"kind": "experiment"}) as parent:
+        mlflow.log_params({"conditions": ",".join(s.condition for s in settings), "corpus": str(pdf_dir),
+                           "papers": len(corpus), "backend.model": backend.model})
+        for each, program in zip(settings, programs):
+            typer.echo(f"condition {each.condition}")
+            run_settings = each.model_copy(update={"out_dir": folder / each.condition})
+            run_condition(run_settings, corpus, program, backend.lm, model_info(backend),
+                          progress_bar if progress else None, nested=True)
+        return compare_experiment(folder, [s.condition for s in settings], gold, parent.info.run_id)
+
+
+def compare_experiment(folder: Path, conditions: list[str], gold: Path | None, parent_id: str) -> str:
+    """Evaluate each run against the gold (logged on the run), compare them, log files to the parent."""
+    import mlflow
+
+    from dsminer.evaluation import mlflow_log
+    from dsminer.evaluation.compare import compare_runs, comparison_metrics, markdown_table, write_comparison
+    from dsminer.evaluation.gold import load_gold, score_run
+    from dsminer.evaluation.runs import assign_labels, read_run_dir
+
+    runs = [read_run_dir(folder / c, run_id=_run_id(folder / c)) for c in conditions]
+    assign_labels(runs)
+    gold_papers = load_gold(gold) if gold else None
+    uri = mlflow.get_tracking_uri()
+    if gold_papers:
+        for run in runs:
+            mlflow_log.log_metrics(run.run_id, score_run(run, gold_papers).metrics(), uri, prefix="gold.")
+    comparison = compare_runs(runs, gold_papers)
+    written = write_comparison(comparison, folder / "comparison")
+    mlflow.log_metrics(comparison_metrics(comparison))
+    for path in written:
+        mlflow.log_artifact(str(path), artifact_path="comparison")
+    table = markdown_table(comparison.table.drop(columns=["condition", "run_id"]).T, "metric")
+    return f"{table}\n\nwrote {folder / 'comparison'} (MLflow parent run {parent_id})"
+
+
+def _run_id(run_dir: Path) -> str | None:
+    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    return manifest.get("mlflow", {}).get("run_id")
+
+
+def eval_module(
+    module: Annotated[str, typer.Argument(help="The step to score: names.")],
+    gold: Annotated[Path, typer.Option("--gold", help="Sentence-level gold, e.g. ../shared/eval/heddes2021/ner_dataset_recognition_sentences.json.gz.")],
+    n: Annotated[int, typer.Option("--n", min=1, help="Sentences to sample.")] = 50,
+    seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
+    config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file.")] = None,
+    api_base: Annotated[Optional[str], typer.Option("--api-base", help="OpenAI-compatible endpoint.")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="Served model name.")] = None,
+    tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
+) -> None:
+    """Score one DSPy step on its own (precision, recall, F1) and log the scores as an MLflow run."""
+    try:
+        if module != "names":
+            raise ConfigError(f"unknown module {module!r} (available: names)")
+        settings = load_settings(config, tracking_uri=tracking_uri,
+                                 backend={"kind": "openai" if api_base else None, "api_base": api_base, "model": model})
+        scores = run_module_eval(settings, gold, n, seed)
+    except DsminerError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(" ".join(f"{k}={v}" for k, v in scores.items()))
+
+
+def run_module_eval(settings: Settings, gold: Path, n: int, seed: int) -> dict[str, float]:
+    import mlflow
+
+    from dsminer.evaluation import tracking
+    from dsminer.evaluation.module_eval import evaluate_name_step
+    from dsminer.evaluation.sentence_gold import load_sentence_gold, sample_examples
+
+    examples = sample_examples(load_sentence_gold(gold), n, seed)
+    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
+    with configured_backend(settings) as backend, mlflow.start_run(
+            run_name=f"eval-module-names-{n}", experiment_id=experiment_id, tags={"kind": "module-eval", "module": "names"}):
+        mlflow.log_params({"module": "names", "gold": str(gold), "n": n, "seed": seed, "backend.model": backend.model,
+                           "adapter": settings.adapter})
+        scores = evaluate_name_step(examples)
+        mlflow.log_metrics({f"names.{k}": float(v) for k, v in scores.items()})
+    return scores
