@@ -106,6 +106,8 @@ def test_run_survives_a_corrupt_pdf_and_logs_everything(tmp_path, corpus, monkey
     run = mlflow.MlflowClient(uri).get_run(manifest["mlflow"]["run_id"])
     assert run.data.tags["condition"] == "s0"
     assert run.data.metrics["papers_failed"] == 1 and run.data.metrics["llm_calls"] == 6
+    listing = invoke("runs", "--tracking-uri", uri)
+    assert listing.exit_code == 0 and manifest["mlflow"]["run_id"][:8] in listing.output
 
 
 def test_rerun_into_the_same_directory_resumes_without_duplicates(tmp_path, corpus, monkeypatch):
