@@ -34,25 +34,56 @@ class CorpusError(DsminerError):
     """A corpus folder, metadata file or download that cannot be used."""
 
 
-class MetadataFileError(CorpusError):
-    """A bad row in a paper metadata file (CSV or JSONL)."""
+class FileLineError(DsminerError):
+    """A bad line or row of an input file; the message names the file and the line."""
 
-    def __init__(self, path: Path | str, row: int, reason: str) -> None:
-        self.path = Path(path)
-        self.row = row
-        self.reason = reason
-        super().__init__(f"{self.path.name}, row {row}: {reason}")
-
-
-class GoldFileError(DsminerError):
-    """A malformed line in a gold-standard JSONL file."""
+    unit = "line"
 
     def __init__(self, path: Path | str, line: int, reason: str) -> None:
         self.path = Path(path)
         self.line = line
         self.reason = reason
-        super().__init__(f"{self.path.name}, line {line}: {reason}")
+        super().__init__(f"{self.path.name}, {self.unit} {line}: {reason}")
+
+
+class MetadataFileError(FileLineError, CorpusError):
+    """A bad row in a paper metadata file (CSV or JSONL)."""
+
+    unit = "row"
+
+    @property
+    def row(self) -> int:
+        return self.line
+
+
+class GoldFileError(FileLineError):
+    """A malformed line in a gold-standard file."""
 
 
 class RunNotFoundError(DsminerError):
     """A run id or run directory that names no run."""
+
+
+class RunFileError(FileLineError):
+    """A malformed line in one of a run's artifact files."""
+
+
+class AuditSheetError(DsminerError):
+    """A filled audit sheet with a missing column or an unreadable verdict."""
+
+    def __init__(self, path: Path | str, row: int | None, reason: str) -> None:
+        self.path = Path(path)
+        self.row = row
+        self.reason = reason
+        where = f", row {row}" if row is not None else ""
+        super().__init__(f"{self.path.name}{where}: {reason}")
+
+
+class FetchError(CorpusError):
+    """A URL that could not be fetched; `transient` failures (timeouts, 5xx, truncation) are retried."""
+
+    def __init__(self, url: str, reason: str, transient: bool) -> None:
+        self.url = url
+        self.reason = reason
+        self.transient = transient
+        super().__init__(f"{url}: {reason}")

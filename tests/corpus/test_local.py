@@ -141,9 +141,9 @@ def test_rows_for_absent_files_are_ignored_with_a_warning(tmp_path: Path, caplog
 
 
 BAD_FILES = [
-    ("m.jsonl", '{"file": "a.pdf"}\n{"file": "b.pdf",\n', 2, "malformed JSON"),
+    ("m.jsonl", '{"file": "a.pdf"}\n{"file": "b.pdf",\n', 2, "not valid JSON"),
     ("m.jsonl", '{"file": "a.pdf"}\n\n{"title": "no file"}\n', 3, "missing 'file'"),
-    ("m.jsonl", '{"file": "a.pdf"}\n[1, 2]\n', 2, "expected a JSON object"),
+    ("m.jsonl", '{"file": "a.pdf"}\n[1, 2]\n', 2, "not a JSON object"),
     ("m.jsonl", '{"file": "a.pdf", "year": "twenty"}\n', 1, "year must be an integer"),
     ("m.jsonl", '{"file": "a.pdf", "year": 2020.5}\n', 1, "year must be an integer"),
     ("m.jsonl", '{"file": "a.pdf", "is_fellow": "maybe"}\n', 1, "is_fellow"),
@@ -181,7 +181,7 @@ def test_bad_sidecar_names_its_file(tmp_path: Path) -> None:
     touch_pdfs(tmp_path, "a.pdf")
     (tmp_path / "a.json").write_text("{not json", encoding="utf-8")
 
-    with pytest.raises(MetadataFileError, match=r"^a\.json, row 1: malformed JSON"):
+    with pytest.raises(MetadataFileError, match=r"^a\.json, row 1: not valid JSON"):
         load_corpus(tmp_path)
 
 

@@ -14,7 +14,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from dsminer import __version__
-from dsminer.errors import CorpusError
+from dsminer.errors import FetchError
 
 logger = logging.getLogger(__name__)
 
@@ -23,15 +23,6 @@ RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 CHUNK_BYTES = 64 * 1024
 T = TypeVar("T")
 
-
-class FetchError(CorpusError):
-    """A URL that could not be fetched; `transient` failures (timeouts, 5xx, truncation) are retried."""
-
-    def __init__(self, url: str, reason: str, transient: bool) -> None:
-        self.url = url
-        self.reason = reason
-        self.transient = transient
-        super().__init__(f"{url}: {reason}")
 
 
 class PoliteClient:

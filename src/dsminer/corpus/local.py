@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dsminer.jsonl import iter_json_objects
 from dsminer.errors import CorpusError, MetadataFileError
 from dsminer.schema import PaperRefs
 
@@ -125,17 +126,7 @@ def iter_csv_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def iter_jsonl_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line."""
-    with path.open(encoding="utf-8-sig") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise MetadataFileError(path, line_number, f"malformed JSON ({exc.msg})") from exc
-            if not isinstance(value, dict):
-                raise MetadataFileError(path, line_number, "expected a JSON object")
-            yield line_number, value
+    return iter_json_objects(path, MetadataFileError)
 
 
 def file_name_of(path: Path, row: int, raw: dict[str, Any]) -> str:
@@ -209,11 +200,11 @@ def read_sidecar(path: Path) -> PaperMetadata | None:
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise MetadataFileError(path, 1, f"malformed JSON ({exc.msg})") from exc
+        raise MetadataFileError(path, 1, f"not valid JSON ({exc.msg})") from exc
     except UnicodeDecodeError as exc:
         raise CorpusError(f"{path.name}: not UTF-8 text ({exc.reason})") from exc
     if not isinstance(value, dict):
-        raise MetadataFileError(path, 1, "expected a JSON object")
+        raise MetadataFileError(path, 1, "not a JSON object")
     return parse_metadata(path, 1, value)
 
 

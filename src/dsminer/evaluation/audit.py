@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from dsminer.errors import DsminerError
+from dsminer.errors import AuditSheetError, DsminerError
 from dsminer.evaluation.compare import PairKey, canonical_titles, pair_key
 from dsminer.evaluation.runs import RunData, assign_labels, paper_file
 from dsminer.schema import DatasetRecord, normalize_name
@@ -27,16 +27,6 @@ MISSING_FIELDS = ("dataset_link", "page", "quote", "content")
 YES = {"y", "yes", "1", "true", "x"}
 NO = {"n", "no", "0", "false"}
 
-
-class AuditSheetError(DsminerError):
-    """A filled audit sheet with a missing column or an unreadable verdict."""
-
-    def __init__(self, path: Path | str, row: int | None, reason: str) -> None:
-        self.path = Path(path)
-        self.row = row
-        self.reason = reason
-        where = f", row {row}" if row is not None else ""
-        super().__init__(f"{self.path.name}{where}: {reason}")
 
 
 def sample_audit(runs: list[RunData], n: int, seed: int = 0) -> pd.DataFrame:

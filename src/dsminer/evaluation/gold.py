@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import unicodedata
@@ -10,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dsminer.jsonl import iter_json_objects
 from dsminer.errors import DsminerError, GoldFileError
 from dsminer.evaluation.runs import RunData, paper_file, processed_files
 from dsminer.schema import DatasetRecord, normalize_name
@@ -50,13 +50,7 @@ def load_gold(path: Path | str) -> list[GoldPaper]:
     if not path.is_file():
         raise DsminerError(f"gold file not found: {path}")
     papers: dict[str, GoldPaper] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise GoldFileError(path, number, f"not valid JSON: {exc.msg}") from exc
+    for number, row in iter_json_objects(path, GoldFileError):
         paper = _parse_paper(row, path, number)
         if paper.file in papers:
             raise GoldFileError(path, number, f"paper {paper.file!r} appears twice")

@@ -15,22 +15,14 @@ from urllib.parse import unquote, urlparse
 from pydantic import ValidationError
 
 from dsminer.config import DEFAULT_TRACKING_URI
-from dsminer.errors import DsminerError, RunNotFoundError
+from dsminer.errors import RunFileError, RunNotFoundError
+from dsminer.jsonl import iter_json_objects
 from dsminer.schema import DatasetRecord
 
 logger = logging.getLogger(__name__)
 
 RUN_FILES = ("results.jsonl", "papers.jsonl", "events.jsonl", "manifest.json")
 
-
-class RunFileError(DsminerError):
-    """A malformed line in one of a run's artifact files."""
-
-    def __init__(self, path: Path | str, line: int, reason: str) -> None:
-        self.path = Path(path)
-        self.line = line
-        self.reason = reason
-        super().__init__(f"{self.path}, line {line}: {reason}")
 
 
 @dataclass
@@ -143,20 +135,7 @@ def _read_manifest(path: Path) -> dict:
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict]]:
     """The (line number, object) pairs of a JSONL file; blank lines skipped, absent file = none."""
-    if not path.is_file():
-        return []
-    rows: list[tuple[int, dict]] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RunFileError(path, number, f"not valid JSON: {exc.msg}") from exc
-        if not isinstance(row, dict):
-            raise RunFileError(path, number, "not a JSON object")
-        rows.append((number, row))
-    return rows
+    return list(iter_json_objects(path, RunFileError)) if path.is_file() else []
 
 
 def _latest_per_file(rows: Iterable[dict]) -> list[dict]:
