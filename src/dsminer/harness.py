@@ -7,7 +7,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +76,7 @@ def run_condition(
             outcome.status = "interrupted"
             raise
         finally:
-            _finish(store, manifest, events, outcome, time.monotonic() - started)
+            _finish(store, manifest, events, outcome, time.monotonic() - started, program_metrics(program))
     return outcome
 
 
@@ -113,9 +113,16 @@ def _paper_failed(store: RunStore, events: EventLog, name: str, reason: str, use
     events.emit("paper_failed", paper=name, reason=reason)
 
 
-def _finish(store: RunStore, manifest: dict[str, Any], events: EventLog, outcome: RunOutcome, wall_s: float) -> None:
+def program_metrics(program: dspy.Module) -> dict[str, float]:
+    """The program's own run-level metrics (an agent's reflections, retries, memory and tool use), if it has any."""
+    report = getattr(program, "run_metrics", None)
+    return {key: float(value) for key, value in report().items()} if callable(report) else {}
+
+
+def _finish(store: RunStore, manifest: dict[str, Any], events: EventLog, outcome: RunOutcome, wall_s: float,
+            extra: dict[str, float] | None = None) -> None:
     """Write the manifest and log metrics and artifacts, whether the run ended well or not."""
-    metrics = run_metrics(store.read_records(), store.read_papers(), events.counts, wall_s)
+    metrics = {**run_metrics(store.read_records(), store.read_papers(), events.counts, wall_s), **(extra or {})}
     outcome.metrics = metrics
     outcome.failed = [{"file": p["file"], "reason": p["reason"]} for p in store.read_papers() if p["status"] == "failed"]
     store.finish_manifest(manifest, metrics, outcome.failed, outcome.status, dict(events.counts))

@@ -133,6 +133,8 @@ def run_metrics(records: list[DatasetRecord], papers: list[dict[str, Any]], even
         "prompt_tokens": sum(p["prompt_tokens"] for p in papers),
         "completion_tokens": sum(p["completion_tokens"] for p in papers),
         "llm_calls_per_paper": round(sum(p["llm_calls"] for p in papers) / processed, 3),
+        "prompt_tokens_per_paper": round(sum(p["prompt_tokens"] for p in papers) / processed, 1),
+        "completion_tokens_per_paper": round(sum(p["completion_tokens"] for p in papers) / processed, 1),
         "wall_time_s": round(wall_s, 2),
         "seconds_per_paper": round(sum(p["seconds"] for p in papers) / processed, 2),
         "links_rejected": event_counts.get("link_rejected", 0),

@@ -1,5 +1,4 @@
 import dspy
-import pytest
 from dspy.utils import DummyLM
 
 from dsminer.programs.workflow import WorkflowExtractor

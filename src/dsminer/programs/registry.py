@@ -2,15 +2,43 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import dspy
 
 from dsminer.config import Settings
 from dsminer.errors import ConfigError
+from dsminer.programs.agent import AgentOptions, ReflectiveAgent
 from dsminer.programs.workflow import WorkflowExtractor
+from dsminer.tools.catalog import load_catalog_names
+from dsminer.tools.memory import MemoryStore
+
+AVAILABLE = ("s0", "s1a", "s1b")
+
+
+def default_memory_path(settings: Settings) -> Path:
+    """Long-term memory beside the run directories: `<out_dir>/../memory.jsonl`, else `runs/memory.jsonl`."""
+    if settings.agent.memory_path is not None:
+        return settings.agent.memory_path
+    return (settings.out_dir.parent if settings.out_dir is not None else Path("runs")) / "memory.jsonl"
+
+
+def build_agent(settings: Settings) -> ReflectiveAgent:
+    """S1a or S1b from the settings: the condition's reflection mode unless one is set explicitly."""
+    options = AgentOptions(
+        max_records=settings.max_records_per_paper, context_sentences=settings.context_sentences,
+        retry_budget=settings.agent.retry_budget, quality_threshold=settings.agent.quality_threshold,
+        reflection=settings.reflection_mode(),
+    )
+    memory = MemoryStore(default_memory_path(settings)) if settings.agent.memory else None
+    return ReflectiveAgent(options, memory, load_catalog_names(settings.catalog_dir))
 
 
 def build_program(settings: Settings) -> dspy.Module:
     """The condition's program, built from the settings."""
     if settings.condition == "s0":
         return WorkflowExtractor(settings.max_records_per_paper, settings.context_sentences)
-    raise ConfigError(f"condition {settings.condition} is not available in this version (available: s0)")
+    if settings.condition in ("s1a", "s1b"):
+        return build_agent(settings)
+    available = ", ".join(AVAILABLE)
+    raise ConfigError(f"condition {settings.condition} is not available in this version (available: {available})")

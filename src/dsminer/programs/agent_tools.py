@@ -1,0 +1,254 @@
+"""The reflective agent's tools and the manager that calls them and keeps per-tool statistics.
+
+Four tools: reading the parsed PDF, metadata, dataset names, dataset details. Each step tool offers
+the same small interface to the controller: `act` (one model call with the step's input), `merge`
+(combine attempts), `check` (rule reflection), `summary` and `gain` (records added by a retry).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+import dspy
+
+from dsminer.programs.steps import METADATA_CHARS, details_of, names_of, refs_of, run_step
+from dsminer.runlog import EventLog
+from dsminer.schema import PaperRefs
+from dsminer.tools.benchmarks import BenchmarkCues, find_benchmark_cues
+from dsminer.tools.context import build_paper_context
+from dsminer.tools.memory import compose_memory_block
+from dsminer.tools.names import clean_dataset_names, looks_like_non_dataset
+from dsminer.tools.pdf import ParsedPaper, first_pages_text
+from dsminer.tools.records import DatasetDetails, clean_list, clean_text
+from dsminer.tools.reflection import (
+    Reflection,
+    parse_score,
+    reflect_on_details,
+    reflect_on_metadata,
+    reflect_on_names,
+    with_model_view,
+)
+
+SUMMARY_CHARS = 600
+
+
+@dataclass
+class ToolStats:
+    calls: int = 0
+    failures: int = 0
+    retries: int = 0
+    seconds: float = 0.0
+
+
+class ToolManager:
+    """Registered tools by name; every call is timed and counted, a None result counts as a failure."""
+
+    def __init__(self) -> None:
+        self.tools: dict[str, Callable[..., Any]] = {}
+        self.stats: dict[str, ToolStats] = {}
+
+    def register(self, name: str, tool: Callable[..., Any]) -> None:
+        self.tools[name] = tool
+        self.stats[name] = ToolStats()
+
+    def call(self, name: str, *args: Any, retry: bool = False, **kwargs: Any) -> Any:
+        stats = self.stats[name]
+        stats.calls += 1
+        stats.retries += int(retry)
+        started = time.monotonic()
+        try:
+            result = self.tools[name](*args, **kwargs)
+        except Exception:
+            stats.failures += 1
+            raise
+        finally:
+            stats.seconds += time.monotonic() - started
+        stats.failures += int(result is None)
+        return result
+
+    def metrics(self) -> dict[str, float]:
+        """`tool.<name>.calls`, `.failures`, `.retries`, `.seconds` for every tool."""
+        return {f"tool.{name}.{key}": round(value, 3) for name, stats in self.stats.items()
+                for key, value in asdict(stats).items()}
+
+
+@dataclass(frozen=True)
+class StepInput:
+    """The parameters of one attempt at a step."""
+
+    attempt: int = 0
+    max_sentences: int = 40
+    max_chars: int = METADATA_CHARS
+    keywords: tuple[str, ...] = ()
+    lessons: tuple[str, ...] = ()
+    feedback: str = ""
+    dataset: str | None = None
+
+    @property
+    def memory_block(self) -> str:
+        return compose_memory_block(self.lessons, self.feedback)
+
+    def config(self) -> dict[str, int] | None:
+        """A distinct rollout id per retry, so no cache can hand back the previous answer."""
+        return {"rollout_id": self.attempt} if self.attempt else None
+
+    def describe(self) -> dict[str, Any]:
+        return {"attempt": self.attempt, "max_sentences": self.max_sentences, "max_chars": self.max_chars,
+                "keywords": list(self.keywords), "lessons": len(self.lessons), "feedback": bool(self.feedback)}
+
+
+@dataclass
+class PaperView:
+    """What reading the paper gives every step: body sentences, benchmark cues, contexts built so far."""
+
+    paper: ParsedPaper
+    body: list[str]
+    cues: BenchmarkCues
+    contexts: dict[tuple[int, tuple[str, ...]], str] = field(default_factory=dict)
+
+    def context(self, max_sentences: int, keywords: tuple[str, ...] = ()) -> str:
+        key = (max_sentences, keywords)
+        if key not in self.contexts:
+            self.contexts[key] = build_paper_context(self.paper, max_sentences, keywords)
+        return self.contexts[key]
+
+
+class ReadPaper:
+    """Read the parsed PDF: the sentences outside the reference list and the benchmark cues in them."""
+
+    def __init__(self, catalog: frozenset[str] = frozenset()) -> None:
+        self.catalog = catalog
+
+    def __call__(self, paper: ParsedPaper) -> PaperView:
+        body = [sentence.text for sentence, in_refs in paper.indexed_sentences() if not in_refs]
+        return PaperView(paper, body, find_benchmark_cues(body, self.catalog))
+
+
+class ModelStep:
+    """A step whose tool is one predictor call; subclasses say how to build its input and read its answer."""
+
+    name = ""
+
+    def __init__(self, predictor: dspy.Predict) -> None:
+        self.predictor = predictor
+
+    def ask(self, view: PaperView, params: StepInput, events: EventLog,
+            inputs: dict[str, str]) -> dspy.Prediction | None:
+        """One call with the memory block last and a rollout id on retries; None when it failed."""
+        inputs = {**inputs, "memory_block": params.memory_block}
+        return run_step(self.predictor, events, view.paper, self.name, inputs, params.config(),
+                        dataset=params.dataset, **params.describe())
+
+
+class MetadataStep(ModelStep):
+    """Give the paper's title, authors, institutions, venue and year from its first pages."""
+
+    name = "metadata"
+
+    def act(self, view: PaperView, params: StepInput, events: EventLog) -> PaperRefs | None:
+        prediction = self.ask(view, params, events, {"first_page": first_pages_text(view.paper, params.max_chars)})
+        return None if prediction is None else refs_of(prediction)
+
+    def merge(self, view: PaperView, state: PaperRefs, new: PaperRefs | None) -> PaperRefs:
+        """Values already known win; the new attempt fills the gaps."""
+        if new is None:
+            return state
+        known = {key: value for key, value in state.model_dump().items() if value not in (None, [], "")}
+        return new.model_copy(update=known)
+
+    def check(self, view: PaperView, params: StepInput, state: PaperRefs, latest: PaperRefs | None) -> Reflection:
+        return reflect_on_metadata(state)
+
+    def summary(self, state: PaperRefs) -> str:
+        return f"title: {state.title or '-'}; authors: {', '.join(state.authors[:6]) or '-'}; year: {state.year or '-'}"
+
+    def gain(self, before: PaperRefs, after: PaperRefs) -> int:
+        return 0
+
+
+@dataclass(frozen=True)
+class FoundNames:
+    """Every raw name proposed so far, and the cleaned ones that are kept."""
+
+    raw: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+
+
+class NamesStep(ModelStep):
+    """List the datasets the paper uses or releases, from its dataset sentences."""
+
+    name = "names"
+
+    def act(self, view: PaperView, params: StepInput, events: EventLog) -> list[str] | None:
+        prediction = self.ask(view, params, events, {"context": view.context(params.max_sentences, params.keywords)})
+        return None if prediction is None else [str(n) for n in names_of(prediction)]
+
+    def merge(self, view: PaperView, state: FoundNames, new: list[str] | None) -> FoundNames:
+        """Names of all attempts, cleaned against the text, without models, metrics or tasks."""
+        raw = (*state.raw, *(new or []))
+        kept = [n for n in clean_dataset_names(raw, view.paper.text) if not looks_like_non_dataset(n)]
+        return FoundNames(raw, tuple(kept))
+
+    def check(self, view: PaperView, params: StepInput, state: FoundNames, latest: list[str] | None) -> Reflection:
+        return reflect_on_names(latest or [], state.kept, view.paper.text, view.cues)
+
+    def summary(self, state: FoundNames) -> str:
+        dropped = [n for n in dict.fromkeys(state.raw) if n not in state.kept]
+        return f"kept: {', '.join(state.kept) or 'none'}; dropped: {', '.join(dropped) or 'none'}"[:SUMMARY_CHARS]
+
+    def gain(self, before: FoundNames, after: FoundNames) -> int:
+        return len(after.kept) - len(before.kept)
+
+
+class DetailsStep(ModelStep):
+    """Describe one dataset from the paper's sentences and links."""
+
+    name = "details"
+
+    def act(self, view: PaperView, params: StepInput, events: EventLog) -> DatasetDetails | None:
+        inputs = {"context": view.context(params.max_sentences, params.keywords), "dataset_name": params.dataset or ""}
+        prediction = self.ask(view, params, events, inputs)
+        return None if prediction is None else details_of(prediction)
+
+    def merge(self, view: PaperView, state: DatasetDetails, new: DatasetDetails | None) -> DatasetDetails:
+        """Fields already described win; the new attempt fills the empty ones."""
+        if new is None:
+            return state
+        gaps = [f.name for f in fields(state) if _is_empty(getattr(state, f.name))]
+        return replace(state, **{name: getattr(new, name) for name in gaps})
+
+    def check(self, view: PaperView, params: StepInput, state: DatasetDetails,
+              latest: DatasetDetails | None) -> Reflection:
+        return reflect_on_details(params.dataset or "", state)
+
+    def summary(self, state: DatasetDetails) -> str:
+        return (f"content: {state.content or '-'}; type: {state.data_type or '-'}; domain: {state.domain or '-'}; "
+                f"fields: {', '.join(clean_list(state.fields)) or '-'}")[:SUMMARY_CHARS]
+
+    def gain(self, before: DatasetDetails, after: DatasetDetails) -> int:
+        return 0
+
+
+def _is_empty(value: object) -> bool:
+    """A described field that says nothing: empty, or a placeholder such as "N/A"."""
+    return not (clean_list(value) if isinstance(value, list) else clean_text(value))
+
+
+class ReflectWithModel:
+    """Ask the model to judge a step's result; its input is the result and the rule issues, not the paper."""
+
+    def __init__(self, predictor: dspy.Predict) -> None:
+        self.predictor = predictor
+
+    def __call__(self, view: PaperView, step: str, summary: str, rule: Reflection,
+                 events: EventLog) -> Reflection | None:
+        inputs = {"step": step, "step_result": summary[:SUMMARY_CHARS], "paper_cues": view.cues.describe(),
+                  "rule_issues": "\n".join(issue.message for issue in rule.issues) or "none"}
+        prediction = run_step(self.predictor, events, view.paper, step, inputs, tool="reflect")
+        if prediction is None:
+            return None
+        return with_model_view(rule, parse_score(prediction.score), prediction.risks, prediction.suggestions,
+                               prediction.search_terms)

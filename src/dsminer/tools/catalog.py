@@ -1,0 +1,77 @@
+"""Names of known datasets from catalogue files, and which of them a paper's text writes.
+
+A catalogue is optional: every caller works with an empty one. Only distinctive names are kept
+(an acronym, a token with an inner capital or a digit, or two or more capitalised words), and they
+are matched case-sensitively, so a catalogue entry that is also a common phrase does not fire.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from dsminer.tools.text import collapse_whitespace, name_pattern
+
+log = logging.getLogger(__name__)
+
+# Fields that hold a dataset's display name, and for typed catalogues the type that means "dataset".
+_NAME_FIELDS = ("display", "pretty_name")
+_DATASET_TYPES = frozenset({"Material"})
+_DISTINCT_TOKEN = re.compile(r"^(?:[A-Z]{3,}\S*|\S+[A-Z0-9]\S*)$")
+_CAPITALISED = re.compile(r"^[A-Z][\w-]+$")
+_PLACEHOLDERS = frozenset({"more information needed"})
+_GENERIC_END = re.compile(r"\s+(?:data ?set|corpus|benchmark)s?$", re.I)
+
+
+def distinctive_name(raw: str) -> str | None:
+    """The catalogue name cut to its name part, or None if it could be an ordinary phrase."""
+    name = collapse_whitespace(re.split(r"[:(]", raw, maxsplit=1)[0])
+    name = _GENERIC_END.sub("", name).strip(" -,.")
+    if not name or name.casefold() in _PLACEHOLDERS or len(name) > 60:
+        return None
+    words = name.split()
+    if len(words) == 1:
+        return name if _DISTINCT_TOKEN.match(name) and len(name) >= 3 else None
+    return name if sum(bool(_CAPITALISED.match(w)) for w in words) >= 2 else None
+
+
+def _names_in_row(row: dict) -> list[str]:
+    if row.get("scirex_type") not in (None, *_DATASET_TYPES):
+        return []
+    raw = [row.get(field) for field in _NAME_FIELDS]
+    return [name for name in (distinctive_name(r) for r in raw if isinstance(r, str)) if name]
+
+
+def load_catalog_names(directory: Path | None) -> frozenset[str]:
+    """Distinctive dataset names from every `*.jsonl` in `directory`; empty when there is none."""
+    if directory is None or not Path(directory).is_dir():
+        return frozenset()
+    names: set[str] = set()
+    for path in sorted(Path(directory).glob("*.jsonl")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            try:
+                row = json.loads(line) if line.strip() else {}
+            except json.JSONDecodeError:
+                log.warning("%s line %d: not JSON, skipped", path.name, number)
+                continue
+            names.update(_names_in_row(row) if isinstance(row, dict) else [])
+    log.debug("catalogue: %d distinctive names from %s", len(names), directory)
+    return frozenset(names)
+
+
+def catalog_names_in(text: str, names: Iterable[str], limit: int = 12) -> list[str]:
+    """Catalogue names the text writes, with the case the catalogue gives, in order of first mention."""
+    folded = text.casefold()
+    found: list[tuple[int, str]] = []
+    for name in names:
+        if name.split()[0].casefold() not in folded:
+            continue
+        loose = name_pattern(name)
+        match = re.search(loose.pattern, text) if loose is not None else None
+        if match:
+            found.append((match.start(), name))
+    return [name for _, name in sorted(found)][:limit]
+
