@@ -130,16 +130,21 @@ def test_experiment_runs_conditions_as_child_runs_and_compares(tmp_path, corpus,
     gold = tmp_path / "gold.jsonl"
     gold.write_text(json.dumps({"file": "a.pdf", "title": "Counting Fish",
                                 "datasets": [{"name": "ReefCount-3k", "aliases": []}]}) + "\n")
-    with FakeOpenAI([scripted] * 20) as fake:
-        result = invoke("experiment", str(corpus), "--conditions", "s0", "--api-base", fake.api_base,
+    with FakeOpenAI([scripted] * 60) as fake:
+        result = invoke("experiment", str(corpus), "--conditions", "s0,s1a", "--api-base", fake.api_base,
                         "--model", "fake-model", "--out", "exp", "--tracking-uri", uri, "--gold", str(gold),
                         "--no-progress")
     assert result.exit_code == 0, result.output
-    assert Path("exp/s0/results.jsonl").is_file() and Path("exp/comparison/comparison.md").is_file()
-    child_id = json.loads(Path("exp/s0/manifest.json").read_text())["mlflow"]["run_id"]
-    child = mlflow.MlflowClient(uri).get_run(child_id)
-    assert child.data.tags.get("mlflow.parentRunId")
-    assert child.data.metrics["gold.recall"] == 1.0
+    assert Path("exp/comparison/comparison.md").is_file()
+    parents = set()
+    for condition in ("s0", "s1a"):
+        child_id = json.loads(Path(f"exp/{condition}/manifest.json").read_text())["mlflow"]["run_id"]
+        child = mlflow.MlflowClient(uri).get_run(child_id)
+        assert child.data.tags["condition"] == condition
+        assert child.data.metrics["gold.recall"] == 1.0
+        parents.add(child.data.tags.get("mlflow.parentRunId"))
+    assert len(parents) == 1 and None not in parents
+    assert "s1a" in Path("exp/comparison/comparison.md").read_text()
 
 
 def test_eval_module_rejects_unknown_module(tmp_path):

@@ -59,6 +59,7 @@ def run_experiment(settings: list[Settings], pdf_dir: Path, folder: Path, gold: 
 
     if not settings:
         raise ConfigError("--conditions names no condition")
+    settings = [_in_experiment(s, folder) for s in settings]
     base = settings[0]
     corpus = load_corpus(pdf_dir, base.metadata_file)[: base.limit]
     programs = [build_program(s) for s in settings]
@@ -69,10 +70,17 @@ def run_experiment(settings: list[Settings], pdf_dir: Path, folder: Path, gold: 
                            "papers": len(corpus), "backend.model": backend.model})
         for each, program in zip(settings, programs):
             typer.echo(f"condition {each.condition}")
-            run_settings = each.model_copy(update={"out_dir": folder / each.condition})
-            run_condition(run_settings, corpus, program, backend.lm, model_info(backend),
+            run_condition(each, corpus, program, backend.lm, model_info(backend),
                           progress_bar if progress else None, nested=True)
         return compare_experiment(folder, [s.condition for s in settings], gold, parent.info.run_id)
+
+
+def _in_experiment(settings: Settings, folder: Path) -> Settings:
+    """A condition's settings inside the experiment folder; each agent condition keeps its own memory
+    unless one memory file is configured, so one condition's lessons do not leak into another's run."""
+    memory_path = settings.agent.memory_path or folder / f"memory-{settings.condition}.jsonl"
+    agent = settings.agent.model_copy(update={"memory_path": memory_path})
+    return settings.model_copy(update={"out_dir": folder / settings.condition, "agent": agent})
 
 
 def compare_experiment(folder: Path, conditions: list[str], gold: Path | None, parent_id: str) -> str:

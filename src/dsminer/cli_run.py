@@ -41,6 +41,10 @@ def run(
     metadata: Annotated[Optional[Path], typer.Option("--metadata", help="Paper metadata file (CSV or JSONL keyed by file name).")] = None,
     tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI (default sqlite:///mlruns/mlflow.db).")] = None,
     experiment: Annotated[Optional[str], typer.Option("--experiment", help="MLflow experiment name (default dsminer).")] = None,
+    retry_budget: Annotated[Optional[int], typer.Option("--retry-budget", help="Agent: retries per step (default 2).")] = None,
+    quality_threshold: Annotated[Optional[float], typer.Option("--quality-threshold", help="Agent: retry a step scored under this (default 0.6).")] = None,
+    memory: Annotated[Optional[bool], typer.Option("--memory/--no-memory", help="Agent: inject lessons from memory into prompts (default on).")] = None,
+    reflection: Annotated[Optional[str], typer.Option("--reflection", help="Agent: rule, llm or selective (default: the condition's own).")] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar over papers.")] = True,
 ) -> None:
     """Extract dataset records from every PDF in PDF_DIR under one condition, logged as one MLflow run."""
@@ -50,6 +54,8 @@ def run(
             config, condition=condition, limit=limit, out_dir=out, max_records_per_paper=max_records,
             metadata_file=metadata, tracking_uri=tracking_uri, experiment=experiment,
             backend={"kind": kind, "api_base": api_base, "model": model},
+            agent={"retry_budget": retry_budget, "quality_threshold": quality_threshold, "memory": memory,
+                   "reflection": reflection},
         )
         outcome = execute(settings, pdf_dir, progress)
     except DsminerError as exc:
