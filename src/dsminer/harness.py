@@ -90,7 +90,7 @@ def _process_paper(paper: CorpusPaper, program: dspy.Module, lm: dspy.LM, store:
         events.emit("observation", paper=name, step="parse", path=str(paper.path))
         try:
             parsed = parse_pdf(paper.path)
-            records: list[DatasetRecord] = program(paper=parsed, supplied=paper.refs, events=events)
+            records: list[DatasetRecord] = program(paper=parsed, supplied=paper.refs, events=events).records
         except DsminerError as exc:
             _paper_failed(store, events, name, str(exc), meter.take(), time.monotonic() - started)
             span.set_outputs({"status": "failed", "reason": str(exc)})

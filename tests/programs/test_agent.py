@@ -37,7 +37,7 @@ def run_agent(paper_pdf, answers, agent=None, supplied=SUPPLIED, **options):
     agent = agent or ReflectiveAgent(AgentOptions(**options))
     lm, events = DummyLM(answers), EventLog()
     with dspy.context(lm=lm):
-        records = agent(paper=parse_pdf(paper_pdf), supplied=supplied, events=events)
+        records = agent(paper=parse_pdf(paper_pdf), supplied=supplied, events=events).records
     return records, lm, events, agent
 
 

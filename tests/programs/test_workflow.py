@@ -19,7 +19,7 @@ def run_s0(paper_pdf, answers, supplied=None, max_records=5):
     lm = DummyLM(answers)
     events = EventLog()
     with dspy.context(lm=lm):
-        records = WorkflowExtractor(max_records=max_records)(paper=parse_pdf(paper_pdf), supplied=supplied, events=events)
+        records = WorkflowExtractor(max_records=max_records)(paper=parse_pdf(paper_pdf), supplied=supplied, events=events).records
     return records, lm, events
 
 

@@ -104,10 +104,11 @@ class ReflectiveAgent(dspy.Module):
         self.tools.register("reflect", ReflectWithModel(self.reflector))
 
     def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None,
-                events: EventLog | None = None) -> list[DatasetRecord]:
+                events: EventLog | None = None) -> dspy.Prediction:
+        """The paper's records, as `Prediction.records`."""
         if self.memory is not None:
             self.memory.start_paper()
-        return AgentController(self, paper, supplied, events or EventLog()).run()
+        return dspy.Prediction(records=AgentController(self, paper, supplied, events or EventLog()).run())
 
     def run_metrics(self) -> dict[str, float]:
         """Counts of reflections, retries and memory use, and per-tool statistics."""

@@ -12,7 +12,7 @@ import dspy
 
 from dsminer.programs.steps import METADATA_CHARS, STEP_TOKENS, details_of, names_of, refs_of, run_step
 from dsminer.runlog import EventLog
-from dsminer.schema import DatasetRecord, PaperRefs
+from dsminer.schema import PaperRefs
 from dsminer.signatures import ExtractDatasetDetails, ExtractDatasetNames, ExtractPaperMetadata
 from dsminer.tools.context import build_paper_context
 from dsminer.tools.names import clean_dataset_names
@@ -33,13 +33,15 @@ class WorkflowExtractor(dspy.Module):
         self.names = dspy.Predict(ExtractDatasetNames, max_tokens=STEP_TOKENS["names"])
         self.details = dspy.Predict(ExtractDatasetDetails, max_tokens=STEP_TOKENS["details"])
 
-    def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None, events: EventLog | None = None) -> list[DatasetRecord]:
+    def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None, events: EventLog | None = None) -> dspy.Prediction:
+        """The paper's records, as `Prediction.records`."""
         events = events or EventLog()
         refs = self.paper_refs(paper, supplied, events)
         context = build_paper_context(paper, self.context_sentences)
         names = self.dataset_names(paper, context, events)[: self.max_records]
-        return [build_record(paper, refs, name, self.dataset_details(paper, context, name, events), events=events)
-                for name in names]
+        records = [build_record(paper, refs, name, self.dataset_details(paper, context, name, events), events=events)
+                   for name in names]
+        return dspy.Prediction(records=records)
 
     def paper_refs(self, paper: ParsedPaper, supplied: PaperRefs | None, events: EventLog) -> PaperRefs:
         if supplied is not None and supplied.title:
