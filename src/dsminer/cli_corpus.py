@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from dsminer.corpus.neurips import DEFAULT_BASE_URL, DownloadReport, download_neurips
-from dsminer.errors import DsminerError
+from dsminer.cli_errors import user_errors
+from dsminer.errors import CorpusError
 
 SUPPORTED_CONFERENCES = ("neurips",)
 
@@ -27,18 +28,13 @@ def download(
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")] = True,
 ) -> None:
     """Download a conference year's papers (PDF + JSON sidecar each); rerun to resume."""
-    name = conference.strip().lower()
-    if name not in SUPPORTED_CONFERENCES:
-        supported = ", ".join(SUPPORTED_CONFERENCES)
-        typer.echo(f"error: unsupported conference {conference!r} (supported: {supported})", err=True)
-        raise typer.Exit(code=1)
-    try:
+    with user_errors():
+        if conference.strip().lower() not in SUPPORTED_CONFERENCES:
+            supported = ", ".join(SUPPORTED_CONFERENCES)
+            raise CorpusError(f"unsupported conference {conference!r} (supported: {supported})")
         report = download_neurips(
             year, out, limit=limit, base_url=base_url, delay_s=delay, timeout_s=timeout, progress=progress
         )
-    except DsminerError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=1) from None
     print_report(report, out)
     if report.failed and not (report.downloaded or report.skipped):
         raise typer.Exit(code=1)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
@@ -14,6 +12,7 @@ import pandas as pd
 import typer
 
 from dsminer.config import DEFAULT_TRACKING_URI
+from dsminer.cli_errors import user_errors
 from dsminer.errors import DsminerError
 from dsminer.evaluation import mlflow_log
 from dsminer.evaluation.audit import format_audit_scores, sample_audit, score_audit, write_audit_sheet
@@ -33,23 +32,13 @@ GoldFile = Annotated[Path | None, typer.Option("--gold", help="Gold JSONL file (
 LogFlag = Annotated[bool, typer.Option("--log/--no-log", help="Log scores and files to MLflow.")]
 
 
-@contextmanager
-def _user_errors() -> Iterator[None]:
-    """Turn a DsminerError into a one-line message on stderr and exit code 1."""
-    try:
-        yield
-    except DsminerError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=1) from None
-
-
 def summarize(
     run: Annotated[str, typer.Argument(help="Run directory or MLflow run id.")],
     tracking_uri: TrackingUri = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Print the reference summary of one run."""
-    with _user_errors():
+    with user_errors():
         summary = summarize_run(load_run(run, tracking_uri))
     typer.echo(json.dumps(summary, indent=2) if as_json else format_summary(summary))
 
@@ -63,7 +52,7 @@ def compare(
     log: LogFlag = True,
 ) -> None:
     """Compare runs side by side: metrics table, pairwise overlap, plots; log them to MLflow."""
-    with _user_errors():
+    with user_errors():
         if len(runs) < 2:
             raise DsminerError("compare needs at least two runs")
         loaded = _load_runs(runs, tracking_uri)
@@ -113,7 +102,7 @@ def evaluate(
     log: LogFlag = True,
 ) -> None:
     """Score a run against gold datasets: precision, recall, F1, link precision, per paper."""
-    with _user_errors():
+    with user_errors():
         gold_papers = load_gold(gold)
         loaded = load_run(run, tracking_uri)
         scores = score_run(loaded, gold_papers)
@@ -149,7 +138,7 @@ def audit_sample(
     tracking_uri: TrackingUri = None,
 ) -> None:
     """Write an annotation sheet (audit.csv, audit.html) of sampled shared and condition-specific records."""
-    with _user_errors():
+    with user_errors():
         loaded = _load_runs(runs, tracking_uri)
         sheet = sample_audit(loaded, n, seed)
         target = out or (_default_out(loaded[0], "audit") if len(loaded) == 1 else _timestamped(Path("audits")))
@@ -164,7 +153,7 @@ def audit_score(
     as_json: Annotated[bool, typer.Option("--json", help="Print the scores as JSON.")] = False,
 ) -> None:
     """Score a filled audit sheet: precision, link grounding, missing fields, disagreements."""
-    with _user_errors():
+    with user_errors():
         result = score_audit(sheet)
     typer.echo(json.dumps(result, indent=2) if as_json else format_audit_scores(result))
 

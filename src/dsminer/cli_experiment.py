@@ -9,19 +9,15 @@ from typing import Annotated, Optional
 
 import typer
 
-from dsminer.cli_run import configured_backend, model_info, progress_bar
+from dsminer.cli_errors import user_errors
+from dsminer.cli_run import backend_flags, configured_backend, model_info, progress_bar
 from dsminer.config import Settings, load_settings
-from dsminer.errors import ConfigError, DsminerError
+from dsminer.errors import ConfigError
 
 
 def register(app: typer.Typer) -> None:
     app.command("experiment")(experiment)
     app.command("eval-module")(eval_module)
-
-
-def _fail(message: str) -> typer.Exit:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    return typer.Exit(code=1)
 
 
 def experiment(
@@ -37,14 +33,12 @@ def experiment(
     progress: Annotated[bool, typer.Option(help="Show a progress bar over papers.")] = True,
 ) -> None:
     """Run several conditions on one corpus as child runs of one MLflow parent run, then evaluate and compare."""
-    try:
-        backend = {"kind": "openai" if api_base else None, "api_base": api_base, "model": model}
+    with user_errors():
+        backend = backend_flags(None, api_base, model)
         settings = [load_settings(config, condition=c.strip(), limit=limit, tracking_uri=tracking_uri, backend=backend)
                     for c in conditions.split(",") if c.strip()]
         folder = out or Path("runs") / f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-experiment"
         summary = run_experiment(settings, pdf_dir, folder, gold, progress)
-    except DsminerError as exc:
-        raise _fail(str(exc)) from None
     typer.echo(summary)
 
 
@@ -124,14 +118,11 @@ def eval_module(
     tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
 ) -> None:
     """Score one DSPy step on its own (precision, recall, F1) and log the scores as an MLflow run."""
-    try:
+    with user_errors():
         if module != "names":
             raise ConfigError(f"unknown module {module!r} (available: names)")
-        settings = load_settings(config, tracking_uri=tracking_uri,
-                                 backend={"kind": "openai" if api_base else None, "api_base": api_base, "model": model})
+        settings = load_settings(config, tracking_uri=tracking_uri, backend=backend_flags(None, api_base, model))
         scores = run_module_eval(settings, gold, n, seed)
-    except DsminerError as exc:
-        raise _fail(str(exc)) from None
     typer.echo(" ".join(f"{k}={v}" for k, v in scores.items()))
 
 

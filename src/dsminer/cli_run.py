@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from dsminer.config import CONDITIONS, Settings, load_settings
-from dsminer.errors import DsminerError
+from dsminer.cli_errors import user_errors
 
 if TYPE_CHECKING:
     from dsminer.backend.lm import Backend
@@ -23,9 +23,9 @@ def register(app: typer.Typer) -> None:
     app.command("runs")(runs)
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
-    return typer.Exit(code=1)
+def backend_flags(backend: str | None, api_base: str | None, model: str | None) -> dict[str, str | None]:
+    """Backend overrides from flags: an --api-base alone selects the openai backend."""
+    return {"kind": backend or ("openai" if api_base else None), "api_base": api_base, "model": model}
 
 
 def run(
@@ -48,18 +48,15 @@ def run(
     progress: Annotated[bool, typer.Option(help="Show a progress bar over papers.")] = True,
 ) -> None:
     """Extract dataset records from every PDF in PDF_DIR under one condition, logged as one MLflow run."""
-    kind = backend or ("openai" if api_base else None)
-    try:
+    with user_errors():
         settings = load_settings(
             config, condition=condition, limit=limit, out_dir=out, max_records_per_paper=max_records,
             metadata_file=metadata, tracking_uri=tracking_uri, experiment=experiment,
-            backend={"kind": kind, "api_base": api_base, "model": model},
+            backend=backend_flags(backend, api_base, model),
             agent={"retry_budget": retry_budget, "quality_threshold": quality_threshold, "memory": memory,
                    "reflection": reflection},
         )
         outcome = execute(settings, pdf_dir, progress)
-    except DsminerError as exc:
-        raise _fail(str(exc)) from None
     report(outcome)
 
 
@@ -123,13 +120,11 @@ def demo(
     from dsminer.tools.sample import write_sample_papers
 
     sample_dir = out / "sample-papers"
-    try:
+    with user_errors():
         write_sample_papers(sample_dir)
         run_dir = out / default_out_dir("s0").name
         settings = load_settings(config, condition="s0", out_dir=run_dir, backend={"kind": "local"})
         outcome = execute(settings, sample_dir)
-    except DsminerError as exc:
-        raise _fail(str(exc)) from None
     report(outcome)
     typer.echo("see the run in the MLflow UI: make mlflow-ui, then open http://127.0.0.1:5000")
 
@@ -142,8 +137,6 @@ def runs(
     """List recent runs with their key metrics."""
     from dsminer.evaluation.listing import recent_runs
 
-    try:
+    with user_errors():
         table = recent_runs(tracking_uri, experiment, n)
-    except DsminerError as exc:
-        raise _fail(str(exc)) from None
     typer.echo(table)
