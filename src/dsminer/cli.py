@@ -11,6 +11,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import logging  # noqa: E402
 from typing import Annotated  # noqa: E402
 
+import dspy  # noqa: E402,F401  (imported before the log levels are set: DSPy and MLflow set their own on import)
+import mlflow  # noqa: E402,F401
 import typer  # noqa: E402
 
 from dsminer import cli_eval, cli_experiment, cli_run  # noqa: E402
