@@ -75,3 +75,19 @@ class FakeOpenAI:
                 self._send(*fake.replies.pop(0)(body))
 
         return Handler
+
+
+def chat_fields(**fields) -> str:
+    """The JSON object the default (JSON) adapter expects, wrapped in a code fence as small models do."""
+    return "```json\n" + json.dumps(fields) + "\n```"
+
+
+def scripted(body: dict) -> tuple[int, dict]:
+    """Answer each step by the output fields its prompt asks for."""
+    prompt = json.dumps(body["messages"])
+    if "dataset_names" in prompt and "data_fields" not in prompt:
+        return 200, chat_reply(chat_fields(dataset_names=["ReefCount-3k"]))
+    if "data_fields" in prompt:
+        return 200, chat_reply(chat_fields(content="underwater images", data_type="images", domain="ecology",
+                                           data_fields=["count"], link=""))
+    return 200, chat_reply(chat_fields(title="Counting Fish", authors=["A. Author"], institutions=[], venue="", year="2020"))

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from dsminer.backend.local_server import free_port
 from dsminer.cli import app
 from dsminer.schema import DatasetRecord
-from tests.fake_openai import FakeOpenAI, chat_reply
+from tests.fake_openai import FakeOpenAI, scripted
 
 runner = CliRunner()
 
@@ -26,22 +26,6 @@ def one_page_pdf(path: Path, lines: list[str]) -> Path:
     doc.save(path)
     doc.close()
     return path
-
-
-def chat_fields(**fields) -> str:
-    """The JSON object the default (JSON) adapter expects, wrapped in a code fence as small models do."""
-    return "```json\n" + json.dumps(fields) + "\n```"
-
-
-def scripted(body: dict) -> tuple[int, dict]:
-    """Answer each step by the output fields its prompt asks for."""
-    prompt = json.dumps(body["messages"])
-    if "dataset_names" in prompt and "data_fields" not in prompt:
-        return 200, chat_reply(chat_fields(dataset_names=["ReefCount-3k"]))
-    if "data_fields" in prompt:
-        return 200, chat_reply(chat_fields(content="underwater images", data_type="images", domain="ecology",
-                                           data_fields=["count"], link=""))
-    return 200, chat_reply(chat_fields(title="Counting Fish", authors=["A. Author"], institutions=[], venue="", year="2020"))
 
 
 @pytest.fixture
