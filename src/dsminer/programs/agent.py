@@ -149,7 +149,7 @@ class AgentController:
         self.plan += [f"details:{name}" for name in names]
         self.emit("thought", "plan", goal=self.goal, plan=list(self.plan), datasets=len(names))
         return [build_record(self.paper, refs, name, self.execute(self.agent.steps["details"], DatasetDetails(), name),
-                             events=self.events) for name in names]
+                             events=self.events, other_names=names) for name in names]
 
     def read_paper(self) -> PaperView:
         with step_span("parse", {"file": self.paper.file_name}):

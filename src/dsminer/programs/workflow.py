@@ -39,8 +39,8 @@ class WorkflowExtractor(dspy.Module):
         refs = self.paper_refs(paper, supplied, events)
         context = build_paper_context(paper, self.context_sentences)
         names = self.dataset_names(paper, context, events)[: self.max_records]
-        records = [build_record(paper, refs, name, self.dataset_details(paper, context, name, events), events=events)
-                   for name in names]
+        records = [build_record(paper, refs, name, self.dataset_details(paper, context, name, events), events=events,
+                                other_names=names) for name in names]
         return dspy.Prediction(records=records)
 
     def paper_refs(self, paper: ParsedPaper, supplied: PaperRefs | None, events: EventLog) -> PaperRefs:

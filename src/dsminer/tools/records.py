@@ -51,17 +51,35 @@ def first_url(text: str | None) -> str | None:
     return found[0] if found else None
 
 
-def resolve_link(paper: ParsedPaper, names: Sequence[str], proposed: str | None, events: EventLog | None) -> str | None:
-    """Keep a proposed URL only if the paper contains it; else fall back to a link the PDF ties to the name."""
+def resolve_link(paper: ParsedPaper, names: Sequence[str], proposed: str | None, events: EventLog | None,
+                 other_names: Sequence[str] = ()) -> str | None:
+    """The dataset's link, from the PDF only.
+
+    A link the PDF itself ties to the name (same sentence, its footnote, an anchor over it) wins; the
+    model's proposal breaks ties among those, or stands alone when the PDF ties none, but only if the
+    paper contains it and does not tie it to another of the paper's datasets. Rejections are logged.
+    """
     proposed = first_url(proposed)
-    if proposed:
-        matched = match_paper_url(proposed, paper.urls())
-        if matched:
-            return matched
-        if events is not None:
-            events.emit("link_rejected", paper=paper.file_name, step="details", dataset=names[0], url=proposed)
-    candidates = links_for_name(paper, names)
-    return candidates[0].url if candidates else None
+    matched = match_paper_url(proposed, paper.urls()) if proposed else None
+    tied = [link.url for link in links_for_name(paper, names)]
+    if matched and matched not in tied and matched in _tied_urls(paper, other_names, names):
+        _reject(events, paper, names[0], proposed, "the paper ties it to another dataset")
+        matched = None
+    elif proposed and matched is None:
+        _reject(events, paper, names[0], proposed, "not in the paper")
+    if tied:
+        return matched if matched in tied else tied[0]
+    return matched
+
+
+def _tied_urls(paper: ParsedPaper, other_names: Sequence[str], own: Sequence[str]) -> set[str]:
+    others = [name for name in other_names if name not in own]
+    return {link.url for name in others for link in links_for_name(paper, [name])}
+
+
+def _reject(events: EventLog | None, paper: ParsedPaper, dataset: str, url: str | None, reason: str) -> None:
+    if events is not None:
+        events.emit("link_rejected", paper=paper.file_name, step="details", dataset=dataset, url=url, reason=reason)
 
 
 def build_record(
@@ -71,13 +89,16 @@ def build_record(
     details: DatasetDetails,
     aliases: Sequence[str] = (),
     events: EventLog | None = None,
+    other_names: Sequence[str] = (),
 ) -> DatasetRecord:
-    """Assemble the record; evidence, link and platform are decided here, not by the model."""
+    """Assemble the record; evidence, link and platform are decided here, not by the model.
+
+    `other_names` are the paper's other datasets, whose own links are not this one's."""
     names = [name, *aliases]
     mention = find_mention(paper, names)
     if mention is None and events is not None:
         events.emit("evidence_missing", paper=paper.file_name, step="details", dataset=name)
-    link = resolve_link(paper, names, details.link, events)
+    link = resolve_link(paper, names, details.link, events, other_names)
     return DatasetRecord(
         dataset_id=make_dataset_id(paper.file_name, name),
         name=name,
