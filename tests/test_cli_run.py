@@ -133,3 +133,24 @@ def test_experiment_runs_conditions_as_child_runs_and_compares(tmp_path, corpus,
 
 def test_eval_module_rejects_unknown_module(tmp_path):
     assert_one_line_error(invoke("eval-module", "tables", "--gold", str(tmp_path / "g.json")), "unknown module")
+
+
+def test_ctrl_c_keeps_finished_papers_and_marks_the_run_interrupted(tmp_path, corpus, monkeypatch):
+    import dsminer.harness as harness
+
+    real_parse = harness.parse_pdf
+
+    def parse_then_interrupt(path):
+        if path.name == "b.pdf":
+            raise KeyboardInterrupt
+        return real_parse(path)
+
+    monkeypatch.setattr(harness, "parse_pdf", parse_then_interrupt)
+    monkeypatch.chdir(tmp_path)
+    with FakeOpenAI([scripted] * 20) as fake:
+        result = invoke("run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model", "--out", "out",
+                        "--tracking-uri", f"sqlite:///{tmp_path}/mlflow.db", "--no-progress")
+    assert result.exit_code == 130
+    manifest = json.loads(Path("out/manifest.json").read_text())
+    assert manifest["status"] == "interrupted" and manifest["counts"]["records"] == 1
+    assert [json.loads(x)["file"] for x in Path("out/papers.jsonl").read_text().splitlines()] == ["a.pdf"]
