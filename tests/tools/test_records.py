@@ -20,19 +20,31 @@ def test_a_link_tied_to_the_name_wins_over_the_models_pick(birdsong):
     assert resolve_link(birdsong, ["DawnChorus-2k"], NIGHT_CALL, None) == "https://zenodo.org/records/0000042"
 
 
-def test_a_link_tied_to_another_dataset_is_rejected(birdsong):
+@pytest.mark.parametrize(
+    ("name", "proposed", "others", "expected", "reason"),
+    [
+        ("Urban Birdsong Corpus", NIGHT_CALL, ["NightCall-300"], None, "tied to another dataset"),
+        ("Urban Birdsong Corpus", NIGHT_CALL, [], None, "not tied to the dataset in the paper"),
+        ("Urban Birdsong Corpus", "https://invented.example.com/data", [], None, "not in the paper"),
+        ("Urban Birdsong Corpus", "", [], None, None),
+        ("night call 300", NIGHT_CALL, [], NIGHT_CALL, None),  # untied, but the URL spells the name
+    ],
+)
+def test_untied_names_keep_only_paper_urls_that_name_them(birdsong, name, proposed, others, expected, reason):
     events = EventLog()
-    link = resolve_link(birdsong, ["Urban Birdsong Corpus"], NIGHT_CALL, events, other_names=["NightCall-300"])
-    assert link is None
-    assert [e["reason"] for e in events.events] == ["the paper ties it to another dataset"]
+    assert resolve_link(birdsong, [name], proposed, events, other_names=others) == expected
+    assert [e["reason"] for e in events.events] == ([reason] if reason else [])
 
 
 @pytest.mark.parametrize(
-    ("proposed", "expected"),
-    [(NIGHT_CALL, NIGHT_CALL), ("https://invented.example.com/data", None), ("", None)],
+    ("url", "expected"),
+    [("http://arxiv.org/abs/1603.03793v2", True), ("https://arxiv.org/pdf/2010.14678v1.pdf", True),
+     ("https://zenodo.org/records/1", False)],
 )
-def test_untied_names_keep_only_paper_urls(birdsong, proposed, expected):
-    assert resolve_link(birdsong, ["Urban Birdsong Corpus"], proposed, None) == expected
+def test_arxiv_pages_are_self_links(url, expected):
+    from dsminer.tools.records import is_self_link
+
+    assert is_self_link(url) is expected
 
 
 @pytest.mark.parametrize(
@@ -55,3 +67,16 @@ def test_refs_keep_supplied_values_and_never_guess_fellowship():
     refs = refs_from_metadata("Model Title", ["A"], [], "", "circa 2019", PaperRefs(venue="NeurIPS 2024"))
     assert refs.title == "Model Title" and refs.venue == "NeurIPS 2024" and refs.year == 2019
     assert refs.is_fellow is None
+
+
+@pytest.mark.parametrize(
+    ("url", "name", "expected"),
+    [("https://reefcount.example.org/data", "ReefCount-3k", True),
+     ("https://example.org/urban-sounds/data", "Urban Corpus", True),  # "urban" is a distinctive word
+     ("https://example.org/corpus/data", "Kelp Corpus", False),
+     ("http://www.example.org/news_articles.html", "AG's News", False)],
+)
+def test_url_names(url, name, expected):
+    from dsminer.tools.records import url_names
+
+    assert url_names(url, [name]) is expected

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dsminer.runlog import EventLog
-from dsminer.schema import DatasetDescribe, DatasetRecord, Evidence, PaperRefs, make_dataset_id
+from dsminer.schema import DatasetDescribe, DatasetRecord, Evidence, PaperRefs, make_dataset_id, normalize_name
 from dsminer.tools.links import links_for_name, match_paper_url, platform_for_url
 from dsminer.tools.pdf import ParsedPaper, find_mention
 from dsminer.tools.text import find_urls
@@ -55,21 +55,44 @@ def resolve_link(paper: ParsedPaper, names: Sequence[str], proposed: str | None,
                  other_names: Sequence[str] = ()) -> str | None:
     """The dataset's link, from the PDF only.
 
-    A link the PDF itself ties to the name (same sentence, its footnote, an anchor over it) wins; the
-    model's proposal breaks ties among those, or stands alone when the PDF ties none, but only if the
-    paper contains it and does not tie it to another of the paper's datasets. Rejections are logged.
+    A link the PDF ties to the name (same sentence, its footnote, an anchor over it) wins, and the
+    model's proposal only breaks ties among those. Otherwise a proposal is kept only if the paper
+    contains it and the URL itself names the dataset; the paper's own arXiv page never counts.
+    Rejected proposals are logged with the reason.
     """
+    tied = [url for url in (link.url for link in links_for_name(paper, names)) if not is_self_link(url)]
     proposed = first_url(proposed)
     matched = match_paper_url(proposed, paper.urls()) if proposed else None
-    tied = [link.url for link in links_for_name(paper, names)]
-    if matched and matched not in tied and matched in _tied_urls(paper, other_names, names):
-        _reject(events, paper, names[0], proposed, "the paper ties it to another dataset")
-        matched = None
-    elif proposed and matched is None:
-        _reject(events, paper, names[0], proposed, "not in the paper")
-    if tied:
-        return matched if matched in tied else tied[0]
-    return matched
+    if matched in tied:
+        return matched
+    if proposed:
+        reason = ("not in the paper" if matched is None else "the paper's own page" if is_self_link(matched)
+                  else "tied to another dataset" if matched in _tied_urls(paper, other_names, names)
+                  else None if tied or url_names(matched, names) else "not tied to the dataset in the paper")
+        if reason:
+            _reject(events, paper, names[0], proposed, reason)
+            matched = None
+    return tied[0] if tied else matched
+
+
+def is_self_link(url: str) -> bool:
+    """A link to a paper's arXiv page: the paper itself (or a cited one), never a dataset."""
+    return bool(re.search(r"arxiv\.org/(abs|pdf)/", url, re.I))
+
+
+_GENERIC_TOKENS = frozenset({"dataset", "datasets", "corpus", "corpora", "benchmark", "challenge", "reviews",
+                             "english", "chinese", "version", "treebank", "collection"})
+
+
+def url_names(url: str, names: Sequence[str]) -> bool:
+    """True when the URL spells one of the names, or a distinctive word of one (5 letters or more)."""
+    folded = re.sub(r"[^0-9a-z]+", "", url.casefold())
+    for name in names:
+        words = [w for w in re.findall(r"[a-z]{5,}", name.casefold()) if w not in _GENERIC_TOKENS]
+        key = normalize_name(name)
+        if (len(key) >= 4 and key in folded) or any(word in folded for word in words):
+            return True
+    return False
 
 
 def _tied_urls(paper: ParsedPaper, other_names: Sequence[str], own: Sequence[str]) -> set[str]:
