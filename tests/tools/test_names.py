@@ -86,3 +86,18 @@ def test_single_letters_are_not_dataset_names():
     from dsminer.tools.names import clean_dataset_names
 
     assert clean_dataset_names(["P", "Y", "AB-1"], "Columns P and Y of AB-1.") == ["AB-1"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "text", "expected"),
+    [
+        ("ABC2", "ABC is small. We use ABC2 and ABC. ABC again.", "ABC"),  # mark on one of many mentions
+        ("ABC2", "We use ABC2 and ABC.", "ABC2"),  # too little evidence: keep as written
+        ("XY-13", "XY-1 here, XY-1 there, XY-13 once, XY-1 again.", "XY-1"),
+        ("CIFAR10", "CIFAR10 and CIFAR10 again, CIFAR1 once.", "CIFAR10"),
+    ],
+)
+def test_footnote_digit_on_upper_case_names(raw, text, expected):
+    from dsminer.tools.names import clean_dataset_names
+
+    assert clean_dataset_names([raw], text) == [expected]

@@ -71,15 +71,16 @@ def _strip_name(raw: str) -> str:
 def _without_footnote_digit(name: str, text: str) -> str:
     """Undo a footnote digit glued to a name ("Foo-13" -> "Foo-1", "Bar2" -> "Bar") when the text says so.
 
-    The shorter form wins when the longer one is absent; after a lower-case letter ("fastText1") also
-    when the longer occurs once and the shorter at least twice (a footnote mark sits on one mention).
+    The shorter form wins when the longer one is absent, or when the longer occurs once and the shorter
+    is used more often (a footnote mark sits on one mention): twice after a lower-case letter
+    ("fastText1"), three times otherwise ("ABC2", "ABC-13"), since digits often end real names.
     """
     match = _GLUED_DIGIT.match(name)
     if not match:
         return name
     shorter = match.group(1)
     longer_count, shorter_count = _count(name, text), _count(shorter, text)
-    once = longer_count == 1 and shorter_count >= 2 and shorter[-1].islower()
+    once = longer_count == 1 and shorter_count >= (2 if shorter[-1].islower() else 3)
     if shorter_count and (longer_count == 0 or once):
         logger.debug("name %r read as %r (footnote digit)", name, shorter)
         return shorter
