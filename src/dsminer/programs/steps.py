@@ -32,7 +32,8 @@ def run_step(predictor: dspy.Predict, events: EventLog, paper: ParsedPaper, step
     except Exception as exc:  # noqa: BLE001  (adapter parse errors, backend errors on one call)
         if is_backend_down(exc):
             raise
-        log.warning("%s: step %s failed: %s", paper.file_name, step, exc)
+        first_line = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+        log.warning("%s: step %s failed: %s", paper.file_name, step, first_line)
         events.emit("step_failed", paper=paper.file_name, step=step, error=f"{type(exc).__name__}: {exc}"[:300])
         return None
 
