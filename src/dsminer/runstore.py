@@ -38,8 +38,7 @@ class RunStore:
 
     def read_papers(self) -> list[dict[str, Any]]:
         """One status per paper: the latest line wins (a resumed paper is written again)."""
-        latest = {row["file"]: row for row in (json.loads(line) for line in _lines(self.papers_path))}
-        return list(latest.values())
+        return latest_per_file(json.loads(line) for line in _lines(self.papers_path))
 
     def done_papers(self) -> set[str]:
         return {row["file"] for row in self.read_papers() if row["status"] == "ok"}
@@ -84,6 +83,15 @@ class RunStore:
         partial = self.manifest_path.with_suffix(".json.part")
         partial.write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str))
         os.replace(partial, self.manifest_path)
+
+
+def latest_per_file(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One papers.jsonl row per file, in the order of their latest lines: a resumed paper's last line wins."""
+    latest: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        latest.pop(str(row.get("file")), None)
+        latest[str(row.get("file"))] = dict(row)
+    return list(latest.values())
 
 
 def _lines(path: Path) -> list[str]:

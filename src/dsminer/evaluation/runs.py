@@ -6,7 +6,6 @@ import json
 import logging
 import shutil
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -17,6 +16,7 @@ from pydantic import ValidationError
 from dsminer.config import DEFAULT_TRACKING_URI
 from dsminer.errors import RunFileError, RunNotFoundError
 from dsminer.jsonl import iter_json_objects
+from dsminer.runstore import latest_per_file
 from dsminer.schema import DatasetRecord
 
 logger = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ def read_run_dir(directory: Path, run_id: str | None = None) -> RunData:
         label=str(manifest.get("condition") or directory.name),
         directory=directory,
         records=records,
-        papers=_latest_per_file(row for _, row in _read_jsonl(directory / "papers.jsonl")),
+        papers=latest_per_file(row for _, row in _read_jsonl(directory / "papers.jsonl")),
         events=[row for _, row in _read_jsonl(directory / "events.jsonl")],
         manifest=manifest,
         run_id=run_id or mlflow_info.get("run_id"),
@@ -136,15 +136,6 @@ def _read_manifest(path: Path) -> dict:
 def _read_jsonl(path: Path) -> list[tuple[int, dict]]:
     """The (line number, object) pairs of a JSONL file; blank lines skipped, absent file = none."""
     return list(iter_json_objects(path, RunFileError)) if path.is_file() else []
-
-
-def _latest_per_file(rows: Iterable[dict]) -> list[dict]:
-    """One papers.jsonl row per file: a resumed paper is written again and its latest line wins."""
-    latest: dict[str, dict] = {}
-    for row in rows:
-        latest.pop(str(row.get("file")), None)
-        latest[str(row.get("file"))] = row
-    return list(latest.values())
 
 
 def _parse_record(row: dict, path: Path, line: int) -> DatasetRecord:
