@@ -85,9 +85,9 @@ def chat_fields(**fields) -> str:
 def scripted(body: dict) -> tuple[int, dict]:
     """Answer each step by the output fields its prompt asks for."""
     prompt = json.dumps(body["messages"])
-    if "dataset_names" in prompt and "data_fields" not in prompt:
-        return 200, chat_reply(chat_fields(dataset_names=["ReefCount-3k"]))
+    if "NameDecision" in prompt:
+        return 200, chat_reply(chat_fields(names=[{"name": "ReefCount-3k", "kind": "dataset", "role": "used"}]))
     if "data_fields" in prompt:
         return 200, chat_reply(chat_fields(content="underwater images", data_type="images", domain="ecology",
-                                           data_fields=["count"], link=""))
+                                           data_fields=["count"]))
     return 200, chat_reply(chat_fields(title="Counting Fish", authors=["A. Author"], institutions=[], venue="", year="2020"))

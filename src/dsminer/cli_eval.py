@@ -13,14 +13,17 @@ import typer
 
 from dsminer.config import DEFAULT_TRACKING_URI
 from dsminer.cli_errors import user_errors
-from dsminer.errors import DsminerError
+from dsminer.errors import DsminerError, PdfReadError
 from dsminer.evaluation import mlflow_log
 from dsminer.evaluation.audit import format_audit_scores, sample_audit, score_audit, write_audit_sheet
 from dsminer.evaluation.compare import (
     Comparison, comparison_metrics, compare_runs, markdown_table, overlap_frame, write_comparison,
 )
-from dsminer.evaluation.gold import GoldScores, format_scores, load_gold, score_run
-from dsminer.evaluation.runs import RunData, assign_labels, load_run
+from dsminer.evaluation.errors import context_coverage, error_counts, error_rows, errors_markdown
+from dsminer.evaluation.gold import GoldPaper, GoldScores, format_scores, load_gold, score_run
+from dsminer.evaluation.runs import RunData, assign_labels, load_run, processed_files
+from dsminer.tools.catalog import load_catalog_kinds
+from dsminer.tools.pdf import ParsedPaper, parse_pdf
 from dsminer.evaluation.summary import format_summary, summarize_run
 
 logger = logging.getLogger(__name__)
@@ -99,35 +102,74 @@ def evaluate(
     gold: Annotated[Path, typer.Option("--gold", help="Gold JSONL file (docs/gold-format.md).")],
     out: OutDir = None,
     tracking_uri: TrackingUri = None,
+    pdfs: Annotated[Path | None, typer.Option(
+        "--pdfs", file_okay=False, help="Folder of the run's PDFs, to tell parsing losses from the rest "
+                                        "[default: the folder the run read, when it still exists].")] = None,
+    catalog: Annotated[Path | None, typer.Option(
+        "--catalog", file_okay=False, help="Folder of catalogue JSONL files naming known datasets, metrics "
+                                           "and tasks, to classify wrong records.")] = None,
     log: LogFlag = True,
 ) -> None:
-    """Score a run against gold datasets: precision, recall, F1, link precision, per paper."""
+    """Score a run against gold datasets: precision, recall, F1, link precision, context coverage, per
+    paper; and classify every miss and every wrong record (errors.csv, errors.md)."""
     with user_errors():
         gold_papers = load_gold(gold)
         loaded = load_run(run, tracking_uri)
         scores = score_run(loaded, gold_papers)
+        papers = parse_run_papers(loaded, gold_papers, pdfs)
+        rows = error_rows(loaded, gold_papers, papers, load_catalog_kinds(catalog))
+        metrics = {**scores.metrics(), **context_coverage(loaded, gold_papers, papers),
+                   **{f"errors.{key}": float(value) for key, value in error_counts(rows).items()}}
         target = out or _default_out(loaded, "evaluation")
-        files = _write_scores(scores, target)
+        files = _write_scores(scores, metrics, rows, target)
         typer.echo(format_scores(scores))
+        for key in ("context_coverage", "context_coverage_in_text"):
+            if key in metrics:
+                typer.echo(f"  {key:<18} {metrics[key]:.3f}")
         per_paper = pd.DataFrame(scores.per_paper).set_index("file")
         typer.echo(markdown_table(per_paper[["gold", "records", "correct", "supported", "wrong", "recall"]], "paper"))
-        typer.echo(f"\nwrote {target}")
+        typer.echo("\n" + errors_markdown(rows, scores.label))
+        typer.echo(f"wrote {target}")
         if log and loaded.run_id:
             uri = tracking_uri or loaded.tracking_uri or DEFAULT_TRACKING_URI
-            mlflow_log.log_metrics(loaded.run_id, scores.metrics(), uri, prefix="gold.")
+            mlflow_log.log_metrics(loaded.run_id, metrics, uri, prefix="gold.")
             mlflow_log.log_files(loaded.run_id, files, uri, "evaluation")
-            typer.echo(f"logged gold.* metrics to MLflow run {loaded.run_id}")
+            mlflow_log.log_table(loaded.run_id, rows, uri, "evaluation/errors_table.json")
+            typer.echo(f"logged gold.* metrics and the error table to MLflow run {loaded.run_id}")
         elif log:
             typer.echo("not logged to MLflow: the run has no MLflow run id", err=True)
 
 
-def _write_scores(scores: GoldScores, out_dir: Path) -> list[Path]:
+def parse_run_papers(run: RunData, gold: list[GoldPaper], pdf_dir: Path | None) -> dict[str, ParsedPaper]:
+    """The gold papers the run read, parsed again from `pdf_dir` (or the run's own folder); a paper that
+    is no longer there, or no longer parses, is left out."""
+    folder = pdf_dir or (Path(run.manifest["corpus_dir"]) if run.manifest.get("corpus_dir") else None)
+    if folder is None or not folder.is_dir():
+        if pdf_dir is not None:
+            raise DsminerError(f"PDF folder not found: {pdf_dir}")
+        return {}
+    wanted = {paper.file for paper in gold} & set(processed_files(run))
+    parsed = {}
+    for name in sorted(wanted):
+        try:
+            parsed[name] = parse_pdf(folder / name)
+        except PdfReadError as exc:
+            logger.warning("%s", exc)
+    return parsed
+
+
+def _write_scores(scores: GoldScores, metrics: dict[str, float], rows: list[dict[str, str]],
+                  out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = out_dir / "scores.json"
-    summary.write_text(json.dumps({"label": scores.label, **scores.metrics()}, indent=2), encoding="utf-8")
+    summary.write_text(json.dumps({"label": scores.label, **metrics}, indent=2), encoding="utf-8")
     per_paper = out_dir / "per_paper.csv"
     pd.DataFrame(scores.per_paper).to_csv(per_paper, index=False)
-    return [summary, per_paper]
+    errors_csv = out_dir / "errors.csv"
+    pd.DataFrame(rows, columns=["file", "error", "name", "class"]).to_csv(errors_csv, index=False)
+    errors_md = out_dir / "errors.md"
+    errors_md.write_text(errors_markdown(rows, scores.label), encoding="utf-8")
+    return [summary, per_paper, errors_csv, errors_md]
 
 
 def audit_sample(

@@ -68,9 +68,20 @@ def configured_backend(settings: Settings) -> Iterator[Backend]:
     from dsminer.backend.lm import open_backend
 
     with open_backend(settings.backend) as backend:
-        adapter = dspy.JSONAdapter() if settings.adapter == "json" else dspy.ChatAdapter()
-        dspy.configure(lm=backend.lm, adapter=adapter)
+        dspy.configure(lm=backend.lm, adapter=build_adapter(settings))
         yield backend
+
+
+def build_adapter(settings: Settings):
+    """The DSPy adapter of the settings: JSON with the response schema sent (default), plain JSON, or chat."""
+    import dspy
+
+    from dsminer.backend.adapter import SchemaJSONAdapter
+    from dsminer.signatures.extraction import OUTPUT_ITEM_LIMITS
+
+    if settings.adapter == "chat":
+        return dspy.ChatAdapter()
+    return SchemaJSONAdapter(limits=OUTPUT_ITEM_LIMITS) if settings.backend.response_schema else dspy.JSONAdapter()
 
 
 def model_info(backend: Backend) -> dict[str, str]:

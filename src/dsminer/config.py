@@ -36,6 +36,7 @@ class BackendSettings(BaseModel):
     max_tokens: int = Field(768, ge=16, le=32768)
     seed: int = 0
     cache: bool = False
+    response_schema: bool = True  # send each step's JSON schema as the response format (llama.cpp, vLLM)
     request_timeout_s: float = Field(900.0, gt=0)
     connect_timeout_s: float = Field(5.0, gt=0)
     n_ctx: int = Field(8192, ge=512)

@@ -59,6 +59,8 @@ def run_condition(
     experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
     todo = [paper for paper in corpus if paper.path.name not in store.done_papers()]
     manifest = store.start_manifest(settings, model_info, environment_snapshot(), mlflow.get_tracking_uri())
+    folders = {str(paper.path.parent.absolute()) for paper in corpus}
+    manifest["corpus_dir"] = folders.pop() if len(folders) == 1 else None
     outcome = RunOutcome(store.directory, None)
     run_name = f"{settings.condition}-{store.directory.name}"
     with mlflow.start_run(run_name=run_name, experiment_id=experiment_id, nested=nested,

@@ -147,4 +147,6 @@ def run_metrics(records: list[DatasetRecord], papers: list[dict[str, Any]], even
         "seconds_per_paper": round(sum(p["seconds"] for p in papers) / processed, 2),
         "links_rejected": event_counts.get("link_rejected", 0),
         "evidence_missing": event_counts.get("evidence_missing", 0),
+        "step_failures": event_counts.get("step_failed", 0) + event_counts.get("parse_failed", 0),
+        "parse_failures": event_counts.get("parse_failed", 0),
     }

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+Role = Literal["created", "used", "mentioned"]
 Platform = Literal["GitHub", "HuggingFace", "OpenML", "Zenodo", "Kaggle", "other", "unspecified"]
 PLATFORMS: tuple[str, ...] = Platform.__args__  # type: ignore[attr-defined]
 
@@ -49,12 +50,18 @@ class Evidence(BaseModel):
 
 
 class DatasetRecord(BaseModel):
-    """One JSONL line: a dataset a paper uses or releases."""
+    """One JSONL line: a dataset a paper uses or releases.
+
+    `aliases` are the other names the paper uses for the dataset (an abbreviation, a longer form);
+    `role` is what the paper does with it: `created` (builds or releases it), `used` (trains or
+    evaluates on it) or `mentioned` (only cites or discusses it)."""
 
     model_config = ConfigDict(extra="forbid")
 
     dataset_id: str
     name: str
+    aliases: list[str] = Field(default_factory=list)
+    role: Role | None = None
     dataset_describe: DatasetDescribe = Field(default_factory=DatasetDescribe)
     paper_refs: PaperRefs = Field(default_factory=PaperRefs)
     dataset_link: str | None = None

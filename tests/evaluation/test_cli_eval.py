@@ -164,7 +164,9 @@ def test_mlflow_runs_summarize_evaluate_compare(app, run_dirs, gold_file, tracki
     metrics = client.get_run(ids[0]).data.metrics
     assert metrics["gold.recall"] == 1.0 and metrics["gold.precision_strict"] == 0.5
     assert {a.path for a in client.list_artifacts(ids[0], "evaluation")} == {
-        "evaluation/scores.json", "evaluation/per_paper.csv"}
+        "evaluation/scores.json", "evaluation/per_paper.csv", "evaluation/errors.csv", "evaluation/errors.md",
+        "evaluation/errors_table.json"}
+    assert "gold.errors.missed.not_shown" in metrics and "gold.errors.wrong.other" in metrics
 
     compared = runner.invoke(app, ["compare", *ids, "--tracking-uri", uri])
     assert compared.exit_code == 0, compared.output

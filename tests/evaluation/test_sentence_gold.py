@@ -78,7 +78,10 @@ def test_bad_gold_file(tmp_path, content):
 def test_name_step_scored_with_dspy_evaluate():
     examples = [SentenceExample("We use the Foo corpus.", ("Foo corpus",)),
                 SentenceExample("Results on Bar and Baz.", ("Bar", "Baz"))]
-    lm = DummyLM([{"dataset_names": ["Foo"]}, {"dataset_names": ["Bar", "Qux"]}])
+    lm = DummyLM([{"names": [{"name": "Foo", "kind": "dataset", "role": "used"}]},
+                  {"names": [{"name": "Bar", "kind": "dataset", "role": "used"},
+                             {"name": "Qux", "kind": "dataset", "role": "used"},
+                             {"name": "BERT", "kind": "model", "role": "used"}]}])
     with dspy.context(lm=lm):
         scores = evaluate_name_step(examples, display_progress=False)
     assert (scores["tp"], scores["fp"], scores["fn"]) == (2, 1, 1)

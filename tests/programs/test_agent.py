@@ -19,13 +19,12 @@ EVENT_KINDS = {"observation", "thought", "action", "result", "reflection", "retr
                "memory_injection", "stop"}
 
 
-def names(*found: str) -> dict:
-    return {"dataset_names": list(found)}
+def names(*found: str, kind: str = "dataset", role: str = "used") -> dict:
+    return {"names": [{"name": name, "kind": kind, "role": role} for name in found]}
 
 
 def details(content: str = "Underwater images with fish counts", data_type: str = "images") -> dict:
-    return {"content": content, "data_type": data_type, "domain": "marine biology",
-            "data_fields": ["fish count"], "link": ""}
+    return {"content": content, "data_type": data_type, "domain": "marine biology", "data_fields": ["fish count"]}
 
 
 def judged(score: float, terms: tuple[str, ...] = ()) -> dict:

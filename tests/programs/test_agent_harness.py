@@ -17,9 +17,9 @@ def test_agent_metrics_and_step_spans_reach_mlflow(paper_pdf, tmp_path, monkeypa
     uri = f"sqlite:///{tmp_path}/mlflow.db"
     settings = Settings(condition="s1a", out_dir=tmp_path / "run", tracking_uri=uri, experiment="agent-test",
                         agent={"memory_path": tmp_path / "memory.jsonl"})
-    lm = DummyLM([{"dataset_names": ["ReefCount-3k"]}, {"dataset_names": ["KelpScenes"]}]
-                 + [{"content": "images", "data_type": "images", "domain": "marine", "data_fields": ["count"],
-                     "link": ""}] * 2)
+    lm = DummyLM([{"names": [{"name": "ReefCount-3k", "kind": "dataset", "role": "used"}]},
+                  {"names": [{"name": "KelpScenes", "kind": "dataset", "role": "used"}]}]
+                 + [{"content": "images", "data_type": "images", "domain": "marine", "data_fields": ["count"]}] * 2)
     corpus = [CorpusPaper(paper_pdf, PaperRefs(title="Learning to Count Reef Fish"))]
     outcome = run_condition(settings, corpus, build_program(settings), lm, {"model": "dummy", "kind": "local"})
 

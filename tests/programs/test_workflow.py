@@ -10,9 +10,16 @@ METADATA = {"title": "Learning to Count Reef Fish", "authors": ["Ada Lovelace", 
             "institutions": ["Analytical Engines Lab"], "venue": "", "year": "null"}
 
 
-def details(link: str = "", content: str = "Underwater images with fish counts") -> dict:
-    return {"content": content, "data_type": "images", "domain": "marine biology",
-            "data_fields": ["fish count"], "link": link}
+def details(content: str = "Underwater images with fish counts") -> dict:
+    return {"content": content, "data_type": "images", "domain": "marine biology", "data_fields": ["fish count"]}
+
+
+def names(*found: str, kind: str = "dataset", role: str = "used") -> dict:
+    return {"names": [{"name": name, "kind": kind, "role": role} for name in found]}
+
+
+def decisions(*items: tuple[str, str, str]) -> dict:
+    return {"names": [{"name": name, "kind": kind, "role": role} for name, kind, role in items]}
 
 
 def run_s0(paper_pdf, answers, supplied=None, max_records=5):
@@ -23,9 +30,12 @@ def run_s0(paper_pdf, answers, supplied=None, max_records=5):
     return records, lm, events
 
 
+def user_prompt(entry) -> str:
+    return entry["messages"][-1]["content"]
+
+
 def test_one_call_per_step_and_per_dataset(paper_pdf):
-    answers = [METADATA, {"dataset_names": ["ReefCount-3k", "KelpScenes"]},
-               details("https://reefcount.example.org/data"), details()]
+    answers = [METADATA, names("ReefCount-3k", "KelpScenes"), details(), details()]
     records, lm, events = run_s0(paper_pdf, answers)
     assert [r.name for r in records] == ["ReefCount-3k", "KelpScenes"]
     assert len(lm.history) == 4
@@ -34,33 +44,66 @@ def test_one_call_per_step_and_per_dataset(paper_pdf):
     assert records[0].paper_refs.year is None and records[0].paper_refs.is_fellow is None
 
 
+def test_names_step_is_offered_the_candidates_found_by_code(paper_pdf):
+    _, lm, events = run_s0(paper_pdf, [METADATA, names("ReefCount-3k"), details()])
+    names_prompt = user_prompt(lm.history[1])
+    assert "candidates" in names_prompt and "ReefCount-3k" in names_prompt.split("candidates")[-1]
+    shown = [e["text"] for e in events.events if e["kind"] == "names_input"]
+    assert len(shown) == 1 and "KelpScenes" in shown[0]
+
+
+def test_only_names_decided_as_datasets_become_records(paper_pdf):
+    answer = decisions(("ReefCount-3k", "dataset", "used"), ("KelpScenes", "task", "used"),
+                       ("Alan Turing", "other", "mentioned"))
+    records, lm, events = run_s0(paper_pdf, [METADATA, answer, details()])
+    assert [r.name for r in records] == ["ReefCount-3k"]
+    assert len(lm.history) == 3
+    dropped = next(e for e in events.events if e["kind"] == "result" and e["step"] == "names")["dropped"]
+    assert {d["name"]: d["reason"] for d in dropped} == {"KelpScenes": "kind task", "Alan Turing": "kind other"}
+
+
+def test_used_datasets_rank_before_mentioned_and_role_is_recorded(paper_pdf):
+    answer = decisions(("ReefCount-3k", "dataset", "mentioned"), ("KelpScenes", "dataset", "used"))
+    records, _, _ = run_s0(paper_pdf, [METADATA, answer, details()], max_records=1)
+    assert [(r.name, r.role) for r in records] == [("KelpScenes", "used")]
+
+
+def test_a_created_role_the_paper_does_not_support_is_read_as_used(paper_pdf):
+    answer = decisions(("KelpScenes", "dataset", "created"), ("ReefCount-3k", "dataset", "used"))
+    records, _, _ = run_s0(paper_pdf, [METADATA, answer, details(), details()])
+    assert [(r.name, r.role) for r in records] == [("ReefCount-3k", "used"), ("KelpScenes", "used")]
+
+
+def test_details_read_the_datasets_own_evidence(paper_pdf):
+    _, lm, _ = run_s0(paper_pdf, [METADATA, names("KelpScenes", "ReefCount-3k"), details(), details()])
+    reef_prompt = next(user_prompt(e) for e in lm.history[2:] if "ReefCount-3k" in user_prompt(e).split("evidence")[0])
+    assert "3,000 annotated underwater images" in reef_prompt and "reefcount.example.org" in reef_prompt
+    kelp_prompt = next(user_prompt(e) for e in lm.history[2:] if "KelpScenes" in user_prompt(e).split("evidence")[0])
+    assert "KelpScenes corpus" in kelp_prompt and "reefcount.example.org" not in kelp_prompt
+    assert not any("We study counting" in user_prompt(e) for e in lm.history[2:])
+
+
 def test_evidence_is_the_page_and_sentence_of_the_name(paper_pdf):
-    answers = [METADATA, {"dataset_names": ["ReefCount-3k"]}, details()]
-    record = run_s0(paper_pdf, answers)[0][0]
+    record = run_s0(paper_pdf, [METADATA, names("ReefCount-3k"), details()])[0][0]
     assert record.evidence.source == "reef.pdf"
     assert record.evidence.page == 1
     assert "ReefCount-3k" in record.evidence.quote
 
 
-def test_link_kept_only_when_the_paper_contains_it(paper_pdf):
-    answers = [METADATA, {"dataset_names": ["ReefCount-3k", "KelpScenes"]},
-               details("https://reefcount.example.org/data"), details("https://kelp-invented.example.com/")]
-    records, _, events = run_s0(paper_pdf, answers)
+def test_link_comes_from_the_pdf_not_the_model(paper_pdf):
+    records, _, _ = run_s0(paper_pdf, [METADATA, names("ReefCount-3k", "KelpScenes"), details(), details()])
     assert records[0].dataset_link == "https://reefcount.example.org/data"
     assert records[0].platform == "other"
     assert records[1].dataset_link is None and records[1].platform == "unspecified"
-    rejected = [e for e in events.events if e["kind"] == "link_rejected"]
-    assert [e["url"] for e in rejected] == ["https://kelp-invented.example.com/"]
 
 
 def test_cap_limits_detail_calls(paper_pdf):
-    answers = [METADATA, {"dataset_names": ["ReefCount-3k", "KelpScenes"]}, details()]
-    records, lm, _ = run_s0(paper_pdf, answers, max_records=1)
+    records, lm, _ = run_s0(paper_pdf, [METADATA, names("ReefCount-3k", "KelpScenes"), details()], max_records=1)
     assert len(records) == 1 and len(lm.history) == 3
 
 
-def test_names_absent_from_the_paper_are_dropped(paper_pdf):
-    answers = [METADATA, {"dataset_names": ["ReefCount-3k", "ImaginaryNet-9", "accuracy"]}, details()]
+def test_names_absent_from_the_paper_or_not_datasets_are_dropped(paper_pdf):
+    answers = [METADATA, names("ReefCount-3k", "ImaginaryNet-9", "accuracy", "Lovelace et al., 2020"), details()]
     records, lm, _ = run_s0(paper_pdf, answers)
     assert [r.name for r in records] == ["ReefCount-3k"]
     assert len(lm.history) == 3
@@ -68,7 +111,7 @@ def test_names_absent_from_the_paper_are_dropped(paper_pdf):
 
 def test_supplied_metadata_skips_the_metadata_call(paper_pdf):
     supplied = PaperRefs(title="Supplied Title", authors=["A. Author"], year=2024, is_fellow=True)
-    answers = [{"dataset_names": ["KelpScenes"]}, details()]
+    answers = [names("KelpScenes"), details()]
     records, lm, events = run_s0(paper_pdf, answers, supplied=supplied)
     assert len(lm.history) == 2
     assert records[0].paper_refs == supplied
@@ -76,7 +119,7 @@ def test_supplied_metadata_skips_the_metadata_call(paper_pdf):
 
 
 def test_ids_are_stable_across_runs(paper_pdf):
-    answers = [METADATA, {"dataset_names": ["ReefCount-3k", "KelpScenes"]}, details(), details()]
+    answers = [METADATA, names("ReefCount-3k", "KelpScenes"), details(), details()]
     first = run_s0(paper_pdf, list(answers))[0]
     second = run_s0(paper_pdf, list(answers))[0]
     assert [r.dataset_id for r in first] == [r.dataset_id for r in second]
@@ -87,5 +130,5 @@ def test_unparseable_step_is_logged_and_the_paper_continues(paper_pdf):
     # The names answer lacks its output field, so the chat adapter and its JSON fallback both fail.
     records, lm, events = run_s0(paper_pdf, [METADATA, {"nothing": "here"}, {"nothing": "here"}])
     assert records == []
-    assert events.counts["step_failed"] == 1
-    assert [e["step"] for e in events.events if e["kind"] == "step_failed"] == ["names"]
+    assert events.counts["parse_failed"] == 1
+    assert [e["step"] for e in events.events if e["kind"] == "parse_failed"] == ["names"]

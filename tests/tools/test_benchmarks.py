@@ -1,6 +1,7 @@
 import pytest
 
-from dsminer.tools.benchmarks import BenchmarkCues, candidate_names, find_benchmark_cues
+from dsminer.tools.benchmarks import BenchmarkCues, find_benchmark_cues
+from dsminer.tools.candidates import candidate_names
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,12 @@ SILENT = BenchmarkCues()
          EVALUATED, ["not_in_text"], False, True),
         (["FooBench-10", "ResNet-50 model", "Made-Up-1", "Made-Up-2"], ["FooBench-10"], EVALUATED,
          ["few_datasets", "non_dataset", "not_in_text"], True, True),
+        (["Smith et al., 2015", "large text dataset", "FooBench-10"], ["FooBench-10"], EVALUATED,
+         ["few_datasets", "citation", "generic"], True, True),
+        (["FooBench-10", "BarSet", "QuxData", "We evaluate on FooBench-10 and BarSet with many more words"],
+         ["FooBench-10", "BarSet", "QuxData"], EVALUATED, ["sentence"], False, True),
+        (["Smith et al., 2015", "Jones et al. 2016", "FooBench-10", "BarSet", "QuxData"],
+         ["FooBench-10", "BarSet", "QuxData"], EVALUATED, ["citation"], True, True),
     ],
 )
 def test_names_reflection(raw, kept, cues, codes, low, diagnosable):

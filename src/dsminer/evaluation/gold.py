@@ -199,7 +199,8 @@ def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) ->
     found: set[str] = set()
     correct, supported, wrong, link_checked, link_correct = 0, 0, [], 0, 0
     for key, record in names.items():
-        hits = [dataset for dataset in paper.datasets if key in dataset.keys()]
+        keys = record_keys(record)
+        hits = [dataset for dataset in paper.datasets if keys & dataset.keys()]
         if hits:
             correct += 1
             found.update(dataset.name for dataset in hits)
@@ -207,7 +208,7 @@ def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) ->
             if urls and record.dataset_link:
                 link_checked += 1
                 link_correct += link_matches(record.dataset_link, urls)
-        elif key in paper.mention_keys():
+        elif keys & paper.mention_keys():
             supported += 1
         else:
             wrong.append(record.name)
@@ -221,6 +222,11 @@ def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) ->
         "link_checked": link_checked, "link_correct": link_correct,
         "missed": "; ".join(missed), "wrong_names": "; ".join(sorted(wrong)),
     }
+
+
+def record_keys(record: DatasetRecord) -> set[str]:
+    """The normalised names a record goes by: its name and its aliases."""
+    return {key for key in map(normalize_name, (record.name, *record.aliases)) if key}
 
 
 def link_matches(link: str, gold_urls: list[str]) -> bool:

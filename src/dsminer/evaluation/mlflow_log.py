@@ -56,6 +56,18 @@ def log_files(run_id: str, paths: Iterable[Path], tracking_uri: str, artifact_pa
         raise DsminerError(f"cannot log files to MLflow run {run_id}: {_first_line(exc)}") from exc
 
 
+def log_table(run_id: str, rows: list[dict[str, str]], tracking_uri: str, artifact_file: str) -> None:
+    """Log rows as an MLflow table artifact of the run (shown in the UI's evaluation view)."""
+    import pandas as pd
+    from mlflow.exceptions import MlflowException
+
+    try:
+        _client(tracking_uri).log_table(run_id, pd.DataFrame(rows, columns=["file", "error", "name", "class"]),
+                                        artifact_file)
+    except MlflowException as exc:
+        raise DsminerError(f"cannot log a table to MLflow run {run_id}: {_first_line(exc)}") from exc
+
+
 def create_compare_run(tracking_uri: str, like_run_id: str, params: Mapping[str, str]) -> str:
     """Start a run named "compare" in the experiment of `like_run_id`; return its id (end it with end_run)."""
     from mlflow.exceptions import MlflowException

@@ -33,8 +33,8 @@ from dsminer.programs.steps import STEP_TOKENS
 from dsminer.runlog import EventLog
 from dsminer.schema import DatasetRecord, PaperRefs
 from dsminer.signatures import (
-    ExtractDatasetDetailsWithMemory,
-    ExtractDatasetNamesWithMemory,
+    ClassifyDatasetNamesWithMemory,
+    DescribeDatasetWithMemory,
     ExtractPaperMetadataWithMemory,
     ReflectOnStep,
 )
@@ -91,12 +91,13 @@ class ReflectiveAgent(dspy.Module):
         self.options = options
         self.memory = memory
         self.metadata = dspy.Predict(ExtractPaperMetadataWithMemory, max_tokens=STEP_TOKENS["metadata"])
-        self.names = dspy.Predict(ExtractDatasetNamesWithMemory, max_tokens=STEP_TOKENS["names"])
-        self.details = dspy.Predict(ExtractDatasetDetailsWithMemory, max_tokens=STEP_TOKENS["details"])
+        self.names = dspy.Predict(ClassifyDatasetNamesWithMemory, max_tokens=STEP_TOKENS["names"])
+        self.details = dspy.Predict(DescribeDatasetWithMemory, max_tokens=STEP_TOKENS["details"])
         self.reflector = dspy.Predict(ReflectOnStep, max_tokens=STEP_TOKENS["reflection"])
         self.counters = AgentCounters()
         self.tools = ToolManager()
-        self.steps = {"metadata": MetadataStep(self.metadata), "names": NamesStep(self.names),
+        self.steps = {"metadata": MetadataStep(self.metadata),
+                      "names": NamesStep(self.names, options.max_records, catalog),
                       "details": DetailsStep(self.details)}
         self.tools.register("parse", ReadPaper(catalog))
         for step in self.steps.values():
@@ -145,11 +146,14 @@ class AgentController:
         self.emit("thought", "plan", goal=self.goal, plan=list(self.plan))
         self.view = self.read_paper()
         refs = self.paper_refs()
-        names = list(self.execute(self.agent.steps["names"], FoundNames()).kept)[: self.options.max_records]
+        datasets = self.execute(self.agent.steps["names"], FoundNames()).selection.chosen
+        names = [dataset.name for dataset in datasets]
+        self.view.aliases = {dataset.name: dataset.aliases for dataset in datasets}
         self.plan += [f"details:{name}" for name in names]
         self.emit("thought", "plan", goal=self.goal, plan=list(self.plan), datasets=len(names))
-        return [build_record(self.paper, refs, name, self.execute(self.agent.steps["details"], DatasetDetails(), name),
-                             events=self.events, other_names=names) for name in names]
+        details = self.agent.steps["details"]
+        return [build_record(self.paper, refs, d.name, self.execute(details, DatasetDetails(), d.name), d.aliases,
+                             self.events, other_names=names, role=d.role) for d in datasets]
 
     def read_paper(self) -> PaperView:
         with step_span("parse", {"file": self.paper.file_name}):

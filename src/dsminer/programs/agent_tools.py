@@ -14,15 +14,23 @@ from typing import Any
 
 import dspy
 
-from dsminer.programs.steps import METADATA_CHARS, details_of, names_of, refs_of, run_step
+from dsminer.programs.steps import (
+    METADATA_CHARS,
+    details_of,
+    names_inputs,
+    proposals_of,
+    refs_of,
+    run_step,
+    shown_text,
+)
 from dsminer.runlog import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.benchmarks import BenchmarkCues, find_benchmark_cues
-from dsminer.tools.context import build_paper_context
+from dsminer.tools.context import EVIDENCE_CHARS, dataset_evidence
 from dsminer.tools.memory import compose_memory_block
-from dsminer.tools.names import clean_dataset_names, looks_like_non_dataset
 from dsminer.tools.pdf import ParsedPaper, first_pages_text
 from dsminer.tools.records import DatasetDetails, clean_list, clean_text
+from dsminer.tools.selection import Proposal, Selection, select_datasets
 from dsminer.tools.reflection import (
     Reflection,
     parse_score,
@@ -33,6 +41,7 @@ from dsminer.tools.reflection import (
 )
 
 SUMMARY_CHARS = 600
+EVIDENCE_WIDENING = 600  # more evidence characters on each retry of a detail step
 
 
 @dataclass
@@ -102,18 +111,12 @@ class StepInput:
 
 @dataclass
 class PaperView:
-    """What reading the paper gives every step: body sentences, benchmark cues, contexts built so far."""
+    """What reading the paper gives every step: body sentences, benchmark cues, the datasets' aliases."""
 
     paper: ParsedPaper
     body: list[str]
     cues: BenchmarkCues
-    contexts: dict[tuple[int, tuple[str, ...]], str] = field(default_factory=dict)
-
-    def context(self, max_sentences: int, keywords: tuple[str, ...] = ()) -> str:
-        key = (max_sentences, keywords)
-        if key not in self.contexts:
-            self.contexts[key] = build_paper_context(self.paper, max_sentences, keywords)
-        return self.contexts[key]
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 class ReadPaper:
@@ -123,7 +126,7 @@ class ReadPaper:
         self.catalog = catalog
 
     def __call__(self, paper: ParsedPaper) -> PaperView:
-        body = [sentence.text for sentence, in_refs in paper.indexed_sentences() if not in_refs]
+        body = paper.body_sentences()
         return PaperView(paper, body, find_benchmark_cues(body, self.catalog))
 
 
@@ -171,32 +174,49 @@ class MetadataStep(ModelStep):
 
 @dataclass(frozen=True)
 class FoundNames:
-    """Every raw name proposed so far, and the cleaned ones that are kept."""
+    """Every decision proposed so far, and the datasets the shared selection keeps from them."""
 
-    raw: tuple[str, ...] = ()
-    kept: tuple[str, ...] = ()
+    raw: tuple[Proposal, ...] = ()
+    selection: Selection = field(default_factory=Selection)
+
+    @property
+    def kept(self) -> tuple[str, ...]:
+        return tuple(dataset.name for dataset in self.selection.chosen)
 
 
 class NamesStep(ModelStep):
-    """List the datasets the paper uses or releases, from its dataset sentences."""
+    """Decide which names of the paper are datasets it uses or creates, from its tables, dataset sentences
+    and the candidate names found by code."""
 
     name = "names"
 
-    def act(self, view: PaperView, params: StepInput, events: EventLog) -> list[str] | None:
-        prediction = self.ask(view, params, events, {"context": view.context(params.max_sentences, params.keywords)})
-        return None if prediction is None else [str(n) for n in names_of(prediction)]
+    def __init__(self, predictor: dspy.Predict, max_records: int = 5, catalog: frozenset[str] = frozenset()) -> None:
+        super().__init__(predictor)
+        self.max_records = max_records
+        self.catalog = catalog
 
-    def merge(self, view: PaperView, state: FoundNames, new: list[str] | None) -> FoundNames:
-        """Names of all attempts, cleaned against the text, without models, metrics or tasks."""
+    def act(self, view: PaperView, params: StepInput, events: EventLog) -> list[Proposal] | None:
+        inputs = names_inputs(view.paper, params.max_sentences, params.keywords, self.catalog)
+        events.emit("names_input", paper=view.paper.file_name, step=self.name, attempt=params.attempt,
+                    text=shown_text(inputs))
+        prediction = self.ask(view, params, events, inputs)
+        proposals = None if prediction is None else proposals_of(prediction)
+        events.emit("names_output", paper=view.paper.file_name, step=self.name, attempt=params.attempt,
+                    raw=[{"name": p.name, "kind": p.kind, "role": p.role} for p in proposals or []])
+        return proposals
+
+    def merge(self, view: PaperView, state: FoundNames, new: list[Proposal] | None) -> FoundNames:
+        """The decisions of all attempts, through the selection every condition shares."""
         raw = (*state.raw, *(new or []))
-        kept = [n for n in clean_dataset_names(raw, view.paper.text) if not looks_like_non_dataset(n)]
-        return FoundNames(raw, tuple(kept))
+        return FoundNames(raw, select_datasets(raw, view.paper.text, self.max_records, view.body))
 
-    def check(self, view: PaperView, params: StepInput, state: FoundNames, latest: list[str] | None) -> Reflection:
-        return reflect_on_names(latest or [], state.kept, view.paper.text, view.cues)
+    def check(self, view: PaperView, params: StepInput, state: FoundNames,
+              latest: list[Proposal] | None) -> Reflection:
+        proposed = [p.name for p in latest or [] if p.kind == "dataset"]
+        return reflect_on_names(proposed, state.kept, view.paper.text, view.cues)
 
     def summary(self, state: FoundNames) -> str:
-        dropped = [n for n in dict.fromkeys(state.raw) if n not in state.kept]
+        dropped = [f"{name} ({why})" for name, why in state.selection.dropped]
         return f"kept: {', '.join(state.kept) or 'none'}; dropped: {', '.join(dropped) or 'none'}"[:SUMMARY_CHARS]
 
     def gain(self, before: FoundNames, after: FoundNames) -> int:
@@ -204,13 +224,15 @@ class NamesStep(ModelStep):
 
 
 class DetailsStep(ModelStep):
-    """Describe one dataset from the paper's sentences and links."""
+    """Describe one dataset from the paper's sentences and table lines that mention it."""
 
     name = "details"
 
     def act(self, view: PaperView, params: StepInput, events: EventLog) -> DatasetDetails | None:
-        inputs = {"context": view.context(params.max_sentences, params.keywords), "dataset_name": params.dataset or ""}
-        prediction = self.ask(view, params, events, inputs)
+        name = params.dataset or ""
+        evidence = dataset_evidence(view.paper, [name, *view.aliases.get(name, ())],
+                                    EVIDENCE_CHARS + EVIDENCE_WIDENING * params.attempt)
+        prediction = self.ask(view, params, events, {"dataset_name": name, "evidence": evidence})
         return None if prediction is None else details_of(prediction)
 
     def merge(self, view: PaperView, state: DatasetDetails, new: DatasetDetails | None) -> DatasetDetails:

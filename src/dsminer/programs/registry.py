@@ -37,7 +37,8 @@ def build_agent(settings: Settings) -> ReflectiveAgent:
 def build_program(settings: Settings) -> dspy.Module:
     """The condition's program, built from the settings."""
     if settings.condition == "s0":
-        return WorkflowExtractor(settings.max_records_per_paper, settings.context_sentences)
+        return WorkflowExtractor(settings.max_records_per_paper, settings.context_sentences,
+                                 load_catalog_names(settings.catalog_dir))
     if settings.condition in ("s1a", "s1b"):
         return build_agent(settings)
     available = ", ".join(AVAILABLE)

@@ -1,32 +1,39 @@
-"""How a program calls one predictor, shared by every condition: an action event, and a failure turned
-into an empty result rather than a lost paper."""
+"""What every condition shares around its model calls: how a predictor is called (an action event, and
+a failure turned into an empty result rather than a lost paper), what the names step reads, and how its
+decisions become the paper's datasets."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import dspy
+from dspy.utils.exceptions import AdapterParseError
 
 from dsminer.runlog import EventLog
-from dsminer.tools.pdf import ParsedPaper
 from dsminer.schema import PaperRefs
+from dsminer.tools.candidates import find_candidates
+from dsminer.tools.context import build_paper_context
+from dsminer.tools.pdf import ParsedPaper
 from dsminer.tools.records import DatasetDetails, refs_from_metadata
+from dsminer.tools.selection import Proposal, Selection, select_datasets
 
 log = logging.getLogger(__name__)
-METADATA_CHARS = 2500
+METADATA_CHARS = 2000
 # Output budgets per step: enough for the fields, short enough that a looping answer stops early.
-STEP_TOKENS = {"metadata": 256, "names": 200, "details": 256, "reflection": 160}
+STEP_TOKENS = {"metadata": 256, "names": 450, "details": 160, "reflection": 160}
 
 
-def run_step(predictor: dspy.Predict, events: EventLog, paper: ParsedPaper, step: str, inputs: Mapping[str, str],
+def run_step(predictor: dspy.Predict, events: EventLog, paper: ParsedPaper, step: str, inputs: Mapping[str, Any],
              config: Mapping[str, Any] | None = None, **action: Any) -> dspy.Prediction | None:
-    """Call one predictor; a failure is an event and an empty result, never a lost paper.
+    """Call one predictor; a failure is an event (`parse_failed` for an unparseable answer, else
+    `step_failed`) and an empty result, never a lost paper.
 
     `config` goes to the LM call (e.g. a `rollout_id`); `action` adds fields to the action event.
     """
-    events.emit("action", paper=paper.file_name, step=step, inputs={k: len(v) for k, v in inputs.items()}, **action)
+    sizes = {k: len(v) for k, v in inputs.items() if isinstance(v, (str, list))}
+    events.emit("action", paper=paper.file_name, step=step, inputs=sizes, **action)
     try:
         return predictor(**inputs, config=dict(config)) if config else predictor(**inputs)
     except Exception as exc:  # noqa: BLE001  (adapter parse errors, backend errors on one call)
@@ -34,7 +41,8 @@ def run_step(predictor: dspy.Predict, events: EventLog, paper: ParsedPaper, step
             raise
         first_line = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
         log.warning("%s: step %s failed: %s", paper.file_name, step, first_line)
-        events.emit("step_failed", paper=paper.file_name, step=step, error=f"{type(exc).__name__}: {exc}"[:300])
+        kind = "parse_failed" if isinstance(exc, AdapterParseError) else "step_failed"
+        events.emit(kind, paper=paper.file_name, step=step, error=f"{type(exc).__name__}: {exc}"[:300])
         return None
 
 
@@ -44,17 +52,47 @@ def is_backend_down(exc: Exception) -> bool:
     return name in {"APIConnectionError", "ServiceUnavailableError", "AuthenticationError"}
 
 
-def names_of(prediction: dspy.Prediction | None) -> list[str]:
-    """The raw names a names step proposed; none when it failed."""
-    return list(prediction.dataset_names or []) if prediction is not None else []
+def names_inputs(paper: ParsedPaper, max_sentences: int, keywords: Sequence[str] = (),
+                 catalog: Iterable[str] = ()) -> dict[str, Any]:
+    """The names step's input: the paper context and the candidate names found by code."""
+    return {"context": build_paper_context(paper, max_sentences, tuple(keywords)),
+            "candidates": [candidate.name for candidate in find_candidates(paper, catalog)]}
+
+
+def shown_text(inputs: Mapping[str, Any]) -> str:
+    """Everything a names step was shown, as one text (logged for context coverage)."""
+    return f"{inputs['context']}\n\nCandidates: {'; '.join(inputs['candidates'])}"
+
+
+def proposals_of(prediction: dspy.Prediction | None) -> list[Proposal]:
+    """The typed decisions a names step returned; none when it failed."""
+    if prediction is None:
+        return []
+    proposals = []
+    for item in prediction.names or []:
+        fields = item if isinstance(item, Mapping) else getattr(item, "__dict__", {})
+        name = str(fields.get("name") or "").strip()
+        if name:
+            proposals.append(Proposal(name, str(fields.get("kind") or "other"), str(fields.get("role") or "used")))
+    return proposals
+
+
+def choose_datasets(paper: ParsedPaper, proposals: Sequence[Proposal], cap: int, events: EventLog,
+                    **fields: Any) -> Selection:
+    """The paper's datasets from all proposals so far, by the shared selection, with a result event."""
+    selection = select_datasets(proposals, paper.text, cap, paper.body_sentences())
+    events.emit("result", paper=paper.file_name, step="names",
+                raw=[{"name": p.name, "kind": p.kind, "role": p.role} for p in proposals],
+                kept=[d.name for d in selection.chosen], capped=[d.name for d in selection.capped],
+                dropped=[{"name": name, "reason": reason} for name, reason in selection.dropped], **fields)
+    return selection
 
 
 def details_of(prediction: dspy.Prediction | None) -> DatasetDetails:
     """The description a detail step proposed; empty when it failed."""
     if prediction is None:
         return DatasetDetails()
-    return DatasetDetails(prediction.content, prediction.data_type, prediction.domain,
-                          prediction.data_fields or [], prediction.link)
+    return DatasetDetails(prediction.content, prediction.data_type, prediction.domain, prediction.data_fields or [])
 
 
 def refs_of(prediction: dspy.Prediction | None, supplied: PaperRefs | None = None) -> PaperRefs:

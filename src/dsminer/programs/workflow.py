@@ -10,14 +10,24 @@ import logging
 
 import dspy
 
-from dsminer.programs.steps import METADATA_CHARS, STEP_TOKENS, details_of, names_of, refs_of, run_step
+from dsminer.programs.steps import (
+    METADATA_CHARS,
+    STEP_TOKENS,
+    choose_datasets,
+    details_of,
+    names_inputs,
+    proposals_of,
+    refs_of,
+    run_step,
+    shown_text,
+)
 from dsminer.runlog import EventLog
 from dsminer.schema import PaperRefs
-from dsminer.signatures import ExtractDatasetDetails, ExtractDatasetNames, ExtractPaperMetadata
-from dsminer.tools.context import build_paper_context
-from dsminer.tools.names import clean_dataset_names
+from dsminer.signatures import ClassifyDatasetNames, DescribeDataset, ExtractPaperMetadata
+from dsminer.tools.context import dataset_evidence
 from dsminer.tools.pdf import ParsedPaper, first_pages_text
 from dsminer.tools.records import DatasetDetails, build_record
+from dsminer.tools.selection import ChosenDataset
 
 log = logging.getLogger(__name__)
 
@@ -25,22 +35,23 @@ log = logging.getLogger(__name__)
 class WorkflowExtractor(dspy.Module):
     """S0: parse, metadata, names, details; every step exactly once."""
 
-    def __init__(self, max_records: int = 5, context_sentences: int = 40) -> None:
+    def __init__(self, max_records: int = 5, context_sentences: int = 40, catalog: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.max_records = max_records
         self.context_sentences = context_sentences
+        self.catalog = catalog
         self.metadata = dspy.Predict(ExtractPaperMetadata, max_tokens=STEP_TOKENS["metadata"])
-        self.names = dspy.Predict(ExtractDatasetNames, max_tokens=STEP_TOKENS["names"])
-        self.details = dspy.Predict(ExtractDatasetDetails, max_tokens=STEP_TOKENS["details"])
+        self.names = dspy.Predict(ClassifyDatasetNames, max_tokens=STEP_TOKENS["names"])
+        self.details = dspy.Predict(DescribeDataset, max_tokens=STEP_TOKENS["details"])
 
     def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None, events: EventLog | None = None) -> dspy.Prediction:
         """The paper's records, as `Prediction.records`."""
         events = events or EventLog()
         refs = self.paper_refs(paper, supplied, events)
-        context = build_paper_context(paper, self.context_sentences)
-        names = self.dataset_names(paper, context, events)[: self.max_records]
-        records = [build_record(paper, refs, name, self.dataset_details(paper, context, name, events), events=events,
-                                other_names=names) for name in names]
+        datasets = self.dataset_names(paper, events)
+        names = [dataset.name for dataset in datasets]
+        records = [build_record(paper, refs, d.name, self.dataset_details(paper, d, events), d.aliases, events,
+                                other_names=names, role=d.role) for d in datasets]
         return dspy.Prediction(records=records)
 
     def paper_refs(self, paper: ParsedPaper, supplied: PaperRefs | None, events: EventLog) -> PaperRefs:
@@ -50,12 +61,13 @@ class WorkflowExtractor(dspy.Module):
         first_page = first_pages_text(paper, METADATA_CHARS)
         return refs_of(run_step(self.metadata, events, paper, "metadata", {"first_page": first_page}), supplied)
 
-    def dataset_names(self, paper: ParsedPaper, context: str, events: EventLog) -> list[str]:
-        raw = names_of(run_step(self.names, events, paper, "names", {"context": context}))
-        names = clean_dataset_names(raw, paper.text)
-        events.emit("result", paper=paper.file_name, step="names", raw=raw, kept=names)
-        return names
+    def dataset_names(self, paper: ParsedPaper, events: EventLog) -> list[ChosenDataset]:
+        inputs = names_inputs(paper, self.context_sentences, catalog=self.catalog)
+        events.emit("names_input", paper=paper.file_name, step="names", text=shown_text(inputs))
+        proposals = proposals_of(run_step(self.names, events, paper, "names", inputs))
+        return choose_datasets(paper, proposals, self.max_records, events).chosen
 
-    def dataset_details(self, paper: ParsedPaper, context: str, name: str, events: EventLog) -> DatasetDetails:
-        return details_of(run_step(self.details, events, paper, "details", {"context": context, "dataset_name": name}))
-
+    def dataset_details(self, paper: ParsedPaper, dataset: ChosenDataset, events: EventLog) -> DatasetDetails:
+        evidence = dataset_evidence(paper, [dataset.name, *dataset.aliases])
+        inputs = {"dataset_name": dataset.name, "evidence": evidence}
+        return details_of(run_step(self.details, events, paper, "details", inputs, dataset=dataset.name))

@@ -1,19 +1,29 @@
 """DSPy contracts: each signature's docstring is the instruction the model reads."""
 
-from dsminer.signatures.extraction import ExtractDatasetDetails, ExtractDatasetNames, ExtractPaperMetadata
+from dsminer.signatures.extraction import (
+    ClassifyDatasetNames,
+    DescribeDataset,
+    ExtractPaperMetadata,
+    NameDecision,
+    NameKind,
+    NameRole,
+)
 from dsminer.signatures.reflection import (
-    ExtractDatasetDetailsWithMemory,
-    ExtractDatasetNamesWithMemory,
+    ClassifyDatasetNamesWithMemory,
+    DescribeDatasetWithMemory,
     ExtractPaperMetadataWithMemory,
     ReflectOnStep,
 )
 
 __all__ = [
-    "ExtractDatasetDetails",
-    "ExtractDatasetDetailsWithMemory",
-    "ExtractDatasetNames",
-    "ExtractDatasetNamesWithMemory",
+    "ClassifyDatasetNames",
+    "ClassifyDatasetNamesWithMemory",
+    "DescribeDataset",
+    "DescribeDatasetWithMemory",
     "ExtractPaperMetadata",
     "ExtractPaperMetadataWithMemory",
+    "NameDecision",
+    "NameKind",
+    "NameRole",
     "ReflectOnStep",
 ]

@@ -1,12 +1,21 @@
 """Signatures of the three extraction steps shared by every condition.
 
-The long paper context comes first and the varying input last, so a serving engine with prefix
-caching reuses the context across the per-dataset calls.
+The long input comes first and the short varying input last, so a serving engine with prefix
+caching reuses what the calls share.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 import dspy
+from pydantic import BaseModel
+
+# At most this many items in a list output (sent as `maxItems`): a list that long fits the step's
+# output budget, so a long answer ends as valid JSON.
+OUTPUT_ITEM_LIMITS = {"names": 12}
+NameKind = Literal["dataset", "model", "method", "metric", "task", "other"]
+NameRole = Literal["used", "created", "mentioned"]
 
 
 class ExtractPaperMetadata(dspy.Signature):
@@ -21,23 +30,35 @@ class ExtractPaperMetadata(dspy.Signature):
     year: int | None = dspy.OutputField(desc="publication year, null if not stated")
 
 
-class ExtractDatasetNames(dspy.Signature):
-    """List the datasets that this paper uses for training or evaluation, or releases.
-    Give each dataset's name as the paper writes it. Do not list models, methods, metrics, tasks,
-    software or languages."""
+class NameDecision(BaseModel):
+    """One name the paper writes: what kind of thing it is and what the paper does with it."""
 
-    context: str = dspy.InputField(desc="sentences of the paper that mention data, with page tags")
-    dataset_names: list[str] = dspy.OutputField()
+    name: str
+    kind: NameKind
+    role: NameRole
 
 
-class ExtractDatasetDetails(dspy.Signature):
-    """Describe one dataset named in the paper, from the paper's sentences and links only.
-    Leave a field empty when the paper does not say it; choose a link only from the paper's URLs."""
+class ClassifyDatasetNames(dspy.Signature):
+    """Find the datasets this paper trains or evaluates on, and any dataset it creates or releases.
+    Decide for each candidate, and for each other data collection the sentences name, what kind of
+    thing it is (a dataset, or a model, method, metric, task or other thing) and its role in the paper.
+    Copy each name as the paper writes it."""
 
-    context: str = dspy.InputField(desc="sentences of the paper that mention data, with page tags, and its URLs")
+    context: str = dspy.InputField(desc="tables and sentences of the paper about data and experiments, with page tags")
+    candidates: list[str] = dspy.InputField(desc="name-shaped phrases found near data cues and in tables; "
+                                                 "some are not datasets")
+    names: list[NameDecision] = dspy.OutputField(
+        desc="role: created (the paper builds or releases it), used (trains or evaluates on it), "
+             "mentioned (only cited or discussed)")
+
+
+class DescribeDataset(dspy.Signature):
+    """Describe one dataset from what the paper says about it. Leave a field empty when the paper does
+    not say it."""
+
     dataset_name: str = dspy.InputField()
+    evidence: str = dspy.InputField(desc="the paper's sentences and table lines that mention the dataset")
     content: str = dspy.OutputField(desc="what the dataset contains, one sentence")
     data_type: str = dspy.OutputField(desc="kind of data, e.g. text, images, audio, tabular, graph")
     domain: str = dspy.OutputField(desc="subject area of the data")
     data_fields: list[str] = dspy.OutputField(desc="annotations, labels or columns the data has")
-    link: str = dspy.OutputField(desc="the paper's URL for this dataset, or empty")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dspy
 
-from dsminer.signatures.extraction import ExtractDatasetDetails, ExtractDatasetNames, ExtractPaperMetadata
+from dsminer.signatures.extraction import ClassifyDatasetNames, DescribeDataset, ExtractPaperMetadata
 
 
 
@@ -22,8 +22,8 @@ def with_memory_block(signature: type[dspy.Signature]) -> type[dspy.Signature]:
 
 
 ExtractPaperMetadataWithMemory = with_memory_block(ExtractPaperMetadata)
-ExtractDatasetNamesWithMemory = with_memory_block(ExtractDatasetNames)
-ExtractDatasetDetailsWithMemory = with_memory_block(ExtractDatasetDetails)
+ClassifyDatasetNamesWithMemory = with_memory_block(ClassifyDatasetNames)
+DescribeDatasetWithMemory = with_memory_block(DescribeDataset)
 
 
 class ReflectOnStep(dspy.Signature):

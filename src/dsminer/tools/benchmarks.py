@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from dsminer.tools.candidates import candidate_names
 from dsminer.tools.catalog import catalog_names_in
-from dsminer.tools.names import looks_like_non_dataset
 
 MAX_CANDIDATES = 12
 _RESULT_CAPTION = re.compile(
@@ -23,18 +23,7 @@ _EVALUATION = re.compile(
     r"(?:\s+\w+){0,4}?\s+(?:on|using)\b",
     re.I,
 )
-_TOKEN = r"[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*"
-_LIST_AFTER = re.compile(
-    rf"\b(?:on|using|from)\s+(?:the\s+)?({_TOKEN}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+)(?:the\s+)?{_TOKEN})*)"
-)
-_BEFORE_NOUN = re.compile(rf"({_TOKEN})\s+(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?)\b")
-_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+|^the\s+")
-# Acronyms of hardware, fields and venues: capitalised like dataset names, never datasets.
-_NOT_DATASETS = frozenset(
-    "GPU GPUs CPU CPUs TPU TPUs NLP AI ML CV RL SOTA API APIs URL PDF RAM IEEE ACM ACL EMNLP NAACL EACL COLING "
-    "CVPR ICCV ECCV ICML ICLR NeurIPS NIPS AAAI IJCAI KDD SIGIR WWW USA UK EU OOD IID LLM LLMs GNN GNNs CNNs "
-    "RNNs ReLU BLEU ROUGE AUC ROC SGD Adam".split()
-)
+_DATA_NOUN = re.compile(r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -63,27 +52,12 @@ class BenchmarkCues:
                 f"candidate names near cues: {names}")
 
 
-def _is_candidate(token: str) -> bool:
-    token = token.strip(" .-")
-    shaped = sum(c.isupper() for c in token) >= 2 or any(c.isdigit() for c in token)
-    return len(token) >= 2 and shaped and token not in _NOT_DATASETS and looks_like_non_dataset(token) is None
-
-
-def candidate_names(sentence: str) -> list[str]:
-    """Acronym, CamelCase or digit-bearing tokens listed after "on/using/from" or before "dataset"."""
-    found: list[str] = []
-    for match in _LIST_AFTER.finditer(sentence):
-        found.extend(part for part in _SPLIT.split(match.group(1)) if part)
-    found.extend(match.group(1) for match in _BEFORE_NOUN.finditer(sentence))
-    return list(dict.fromkeys(token.strip(" .") for token in found if _is_candidate(token)))
-
-
 def find_benchmark_cues(sentences: Sequence[str], catalog: Iterable[str] = ()) -> BenchmarkCues:
     """Cues of the body sentences (reference list left out) and catalogue names the text writes."""
     tables = sum(bool(_RESULT_CAPTION.match(s)) for s in sentences)
     evaluating = [s for s in sentences if _EVALUATION.search(s)]
     names: dict[str, str] = {}
-    for sentence in [*evaluating, *(s for s in sentences if _BEFORE_NOUN.search(s))]:
+    for sentence in [*evaluating, *(s for s in sentences if _DATA_NOUN.search(s))]:
         for name in candidate_names(sentence):
             names.setdefault(name.casefold(), name)
     for name in catalog_names_in("\n".join(sentences), catalog):

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from dsminer.schema import normalize_name
 from dsminer.tools.text import collapse_whitespace, name_pattern
 
 log = logging.getLogger(__name__)
@@ -45,11 +46,10 @@ def _names_in_row(row: dict) -> list[str]:
     return [name for name in (distinctive_name(r) for r in raw if isinstance(r, str)) if name]
 
 
-def load_catalog_names(directory: Path | None) -> frozenset[str]:
-    """Distinctive dataset names from every `*.jsonl` in `directory`; empty when there is none."""
+def _catalog_rows(directory: Path | None) -> Iterator[dict]:
+    """The JSON objects of every `*.jsonl` in `directory`; a line that is not JSON is skipped with a warning."""
     if directory is None or not Path(directory).is_dir():
-        return frozenset()
-    names: set[str] = set()
+        return
     for path in sorted(Path(directory).glob("*.jsonl")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             try:
@@ -57,7 +57,15 @@ def load_catalog_names(directory: Path | None) -> frozenset[str]:
             except json.JSONDecodeError:
                 log.warning("%s line %d: not JSON, skipped", path.name, number)
                 continue
-            names.update(_names_in_row(row) if isinstance(row, dict) else [])
+            if isinstance(row, dict):
+                yield row
+
+
+def load_catalog_names(directory: Path | None) -> frozenset[str]:
+    """Distinctive dataset names from every `*.jsonl` in `directory`; empty when there is none."""
+    names: set[str] = set()
+    for row in _catalog_rows(directory):
+        names.update(_names_in_row(row))
     log.debug("catalogue: %d distinctive names from %s", len(names), directory)
     return frozenset(names)
 
@@ -75,3 +83,19 @@ def catalog_names_in(text: str, names: Iterable[str], limit: int = 12) -> list[s
             found.append((match.start(), name))
     return [name for _, name in sorted(found)][:limit]
 
+
+
+_KINDS = {"Material": "dataset", "Metric": "metric", "Task": "task"}
+
+
+def load_catalog_kinds(directory: Path | None) -> dict[str, str]:
+    """Normalised catalogue names with their kind (dataset, metric or task), for classifying names;
+    empty when there is no catalogue."""
+    kinds: dict[str, str] = {}
+    for row in _catalog_rows(directory):
+        kind = _KINDS.get(row.get("scirex_type") or "Material")
+        for key in ("display", "pretty_name", "pwc_name"):
+            name = row.get(key)
+            if kind and isinstance(name, str) and normalize_name(name):
+                kinds.setdefault(normalize_name(name.replace("_", " ")), kind)
+    return kinds

@@ -1,17 +1,37 @@
-"""The bounded paper context the name and detail steps read: dataset sentences with page tags, and URLs."""
+"""What the model reads: the names step's paper context (tables, dataset sentences, URLs) and one
+dataset's own evidence for the detail step."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from dsminer.tools.pdf import PaperLink, ParsedPaper, Sentence, select_dataset_sentences
+from dsminer.tools.tables import TableText
+from dsminer.tools.text import name_pattern
 
-MAX_URLS = 15
+MAX_URLS = 8
 MAX_SENTENCE_CHARS = 400
+CONTEXT_CHARS = 4000  # about 1,000 tokens: sentences and tables together
+TABLE_CHARS = 1100
+EVIDENCE_CHARS = 700
+EVIDENCE_MENTIONS = 3
 
 
 def format_sentences(sentences: Sequence[Sentence]) -> str:
     return "\n".join(f"[p{s.page}] {s.text[:MAX_SENTENCE_CHARS]}" for s in sentences)
+
+
+def format_tables(tables: Sequence[TableText], max_chars: int = TABLE_CHARS) -> str:
+    """One line a table (caption, columns, rows), as many as fit in `max_chars`."""
+    lines: list[str] = []
+    size = 0
+    for table in tables:
+        line = f"[p{table.page}] {table.describe()}"
+        if size + len(line) > max_chars:
+            break
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines)
 
 
 def _compact(text: str) -> str:
@@ -42,9 +62,38 @@ def format_urls(paper: ParsedPaper, limit: int = MAX_URLS) -> str:
 
 
 def build_paper_context(
-    paper: ParsedPaper, max_sentences: int, extra_keywords: Sequence[str] = (), with_urls: bool = True
+    paper: ParsedPaper, max_sentences: int, extra_keywords: Sequence[str] = (), with_urls: bool = True,
+    max_chars: int = CONTEXT_CHARS,
 ) -> str:
-    """Dataset-related sentences in document order, then the paper's URLs."""
-    text = format_sentences(select_dataset_sentences(paper, max_sentences, extra_keywords))
+    """Table lines, then dataset-related sentences in document order, then the paper's URLs.
+
+    Tables and sentences share `max_chars`; tables take at most a quarter of it."""
+    tables = format_tables(paper.tables, min(TABLE_CHARS, max_chars // 4))
+    sentences = select_dataset_sentences(paper, max_sentences, extra_keywords, max_chars - len(tables))
+    parts = [f"Tables:\n{tables}" if tables else "", format_sentences(sentences)]
     urls = format_urls(paper) if with_urls else ""
-    return f"{text}\n\nURLs in the paper:\n{urls}" if urls else text
+    parts.append(f"URLs in the paper:\n{urls}" if urls else "")
+    return "\n\n".join(part for part in parts if part)
+
+
+def dataset_evidence(paper: ParsedPaper, names: Sequence[str], max_chars: int = EVIDENCE_CHARS) -> str:
+    """What the paper says about one dataset: its first mentions outside the reference list, each with the
+    sentence after it, then the table lines that name it; about `max_chars`."""
+    patterns = [p for p in (name_pattern(name.strip()) for name in names if name.strip()) if p is not None]
+    if not patterns:
+        return ""
+    indexed = paper.indexed_sentences()
+    picked: list[int] = []
+    for index, (sentence, in_refs) in enumerate(indexed):
+        if not in_refs and any(p.search(sentence.text) for p in patterns):
+            picked.extend(i for i in (index, index + 1) if i < len(indexed) and not indexed[i][1] and i not in picked)
+            if len(picked) >= 2 * EVIDENCE_MENTIONS:
+                break
+    lines = [f"[p{indexed[i][0].page}] {indexed[i][0].text[:MAX_SENTENCE_CHARS]}" for i in picked]
+    lines += [f"[p{t.page}] {t.describe(300)}" for t in paper.tables if any(p.search(t.describe()) for p in patterns)]
+    kept: list[str] = []
+    for line in lines:
+        if sum(len(k) + 1 for k in kept) + len(line) > max_chars and kept:
+            break
+        kept.append(line)
+    return "\n".join(kept)

@@ -26,6 +26,10 @@ LESSONS = {
                                "results-table captions and experiment sentences for every dataset.",
     ("names", "non_dataset"): "Names: answers listed models, metrics or tasks; list only collections of data.",
     ("names", "not_in_text"): "Names: answers gave names the paper does not write; copy each name as written.",
+    ("names", "citation"): "Names: answers gave citations as names; give the dataset's own name, not its reference.",
+    ("names", "generic"): "Names: answers gave generic phrases; a dataset name is a proper name the paper writes.",
+    ("names", "sentence"): "Names: answers gave whole phrases; give only the dataset's name.",
+    ("names", "tool"): "Names: answers gave tools, libraries or platforms; these are not datasets.",
     ("details", "missing_fields"): "Details: fields were left empty; the sentences naming the dataset say what "
                                    "it contains, its kind of data and its subject area.",
     ("metadata", "missing_fields"): "Metadata: the title or authors were missing; they open the first page.",

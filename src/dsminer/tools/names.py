@@ -44,6 +44,19 @@ _MODEL_VARIANT = re.compile(
     r"(?:[-_ ]?(?:\d+[a-z]?|base|large|small|tiny|xl|xxl|cased|uncased|v\d+))+$",
     re.I,
 )
+# Acronyms of hardware, fields and venues, and words that open captions: capitalised like dataset names, never datasets.
+NOT_DATASETS = frozenset(
+    "GPU GPUs CPU CPUs TPU TPUs NLP AI ML CV RL SOTA API APIs URL PDF RAM IEEE ACM ACL EMNLP NAACL EACL COLING "
+    "CVPR ICCV ECCV ICML ICLR NeurIPS NIPS AAAI IJCAI KDD SIGIR WWW USA UK EU OOD IID LLM LLMs GNN GNNs CNNs "
+    "RNNs ReLU BLEU ROUGE AUC ROC SGD Adam Table Figure Section Appendix Eq We Our The In This".split()
+)
+MAX_NAME_WORDS = 8
+_CITATION = re.compile(r"\bet\s+al\b|\(\s*(?:19|20)\d\d[a-z]?\s*\)|\b[A-Z][a-z]+,\s+(?:19|20)\d\d[a-z]?\b")
+_TOOL_SUFFIX = re.compile(
+    r"\b(?:library|libraries|toolkit|toolbox|framework|api|apis|platform|package|software|website|web ?site|"
+    r"tools?|marketplace|simulator|parser|tagger)$",
+    re.I,
+)
 _SUFFIX = re.compile(
     r"\b(?:model|network|classifier|encoder|decoder|loss|score|metric|accuracy|architecture|algorithm)s?$", re.I
 )
@@ -96,6 +109,17 @@ def _written_form(name: str, text: str) -> str | None:
     return None
 
 
+def clean_name(raw: str, paper_text: str) -> str | None:
+    """A proposed name as the paper writes it, or None when it is empty, generic or absent from the text."""
+    name = _strip_name(raw)
+    if not name or name.casefold() in _GENERIC_WORDS or len(normalize_name(name)) < MIN_NAME_CHARS:
+        return None
+    written = _written_form(_without_footnote_digit(name, paper_text), paper_text)
+    if written is None:
+        logger.debug("dropped name %r: not in the paper text", raw)
+    return written
+
+
 def clean_dataset_names(raw: Sequence[str], paper_text: str) -> list[str]:
     """Proposed names cleaned, checked against the paper text and deduplicated, in order.
 
@@ -104,15 +128,28 @@ def clean_dataset_names(raw: Sequence[str], paper_text: str) -> list[str]:
     """
     kept: dict[str, str] = {}
     for item in raw:
-        name = _strip_name(item)
-        if not name or name.casefold() in _GENERIC_WORDS or len(normalize_name(name)) < MIN_NAME_CHARS:
-            continue
-        name = _written_form(_without_footnote_digit(name, paper_text), paper_text)
-        if name is None:
-            logger.debug("dropped name %r: not in the paper text", item)
-            continue
-        kept.setdefault(normalize_name(name), name)
+        name = clean_name(item, paper_text)
+        if name is not None:
+            kept.setdefault(normalize_name(name), name)
     return list(kept.values())
+
+
+def name_problem(name: str) -> tuple[str, str] | None:
+    """Why `name` is not a dataset name, as (code, message): a citation, a generic phrase, a sentence,
+    a tool, or a model, method, metric or task. None when it looks like a name."""
+    text = collapse_whitespace(name)
+    if _CITATION.search(text):
+        return "citation", f"{name!r} is a citation, not a dataset"
+    if len(text.split()) > MAX_NAME_WORDS:
+        return "sentence", f"{name!r} is a phrase or sentence, not a name"
+    if len(text.split()) > 1 and not re.search(r"[A-Z0-9]", text):
+        return "generic", f"{name!r} is a generic phrase, not a name"
+    if _TOOL_SUFFIX.search(text):
+        return "tool", f"{name!r} is a tool, library or platform, not a dataset"
+    if text in NOT_DATASETS:
+        return "non_dataset", f"{name!r} names a field, venue, device or part of the paper"
+    why = looks_like_non_dataset(text)
+    return ("non_dataset", why) if why else None
 
 
 def looks_like_non_dataset(name: str) -> str | None:

@@ -13,6 +13,8 @@ import pymupdf
 
 from dsminer.errors import PdfReadError
 from dsminer.tools.cues import score_sentence
+from dsminer.tools.sections import is_data_section, section_titles
+from dsminer.tools.tables import TableText, read_page_tables
 from dsminer.tools.text import (
     collapse_whitespace,
     dehyphenate,
@@ -41,6 +43,7 @@ _TEXT_FLAGS = pymupdf.TEXTFLAGS_BLOCKS & ~pymupdf.TEXT_PRESERVE_LIGATURES
 _MIN_CHARS_PER_PAGE = 20
 _MAX_SENTENCE_CHARS = 400
 _MAX_TOTAL_CHARS = 6000  # about 1,500 tokens of sentences
+_SECTION_BONUS = 2.0
 _ANCHOR_PUNCTUATION = " .,;:()[]\"'"
 _URI_SCHEMES = ("http://", "https://", "ftp://", "www.")
 _TABLE_CAPTION = re.compile(r"(?m)^[ \t]*(?:Table|TABLE)[ \t]*[0-9IVX]+[:.]")
@@ -88,6 +91,7 @@ class ParsedPaper:
     path: Path
     pages: list[PageText]
     links: list[PaperLink]
+    tables: list[TableText] = field(default_factory=list)
     _sentences: list[tuple[Sentence, bool]] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -103,6 +107,10 @@ class ParsedPaper:
     def urls(self) -> list[str]:
         """Every URL of the paper, text and annotations, unique in order."""
         return list(dict.fromkeys(link.url for link in self.links))
+
+    def body_sentences(self) -> list[str]:
+        """The text of every sentence outside the reference list, in document order."""
+        return [sentence.text for sentence, in_refs in self.indexed_sentences() if not in_refs]
 
     def indexed_sentences(self) -> list[tuple[Sentence, bool]]:
         """Every sentence in document order, paired with whether it lies in the reference list."""
@@ -160,11 +168,12 @@ def _annotation_links(page: pymupdf.Page, number: int) -> list[PaperLink]:
     return [PaperLink(uri, number, " ".join(parts) or None, "annotation") for uri, parts in anchors.items()]
 
 
-def _read_pages(path: Path, doc: pymupdf.Document) -> tuple[list[PageText], list[PaperLink]]:
-    """Text and links of every page; a page-level failure is a corrupt PDF."""
+def _read_pages(path: Path, doc: pymupdf.Document) -> tuple[list[PageText], list[PaperLink], list[TableText]]:
+    """Text, links and tables of every page; a page-level failure is a corrupt PDF."""
     try:
         raw = [_page_text(page) for page in doc]
         annotations = [_annotation_links(page, page.number + 1) for page in doc]
+        tables = [table for page in doc for table in read_page_tables(page)]
     except (RuntimeError, ValueError) as exc:
         raise PdfReadError(path, f"corrupt PDF: {collapse_whitespace(str(exc))}") from exc
     document = "\n".join(raw)
@@ -173,7 +182,7 @@ def _read_pages(path: Path, doc: pymupdf.Document) -> tuple[list[PageText], list
     for page, page_annotations in zip(pages, annotations):
         links.extend(PaperLink(url, page.number, None, "text") for url in find_urls(page.text))
         links.extend(page_annotations)
-    return pages, links
+    return pages, links, tables
 
 
 def parse_pdf(path: Path) -> ParsedPaper:
@@ -181,12 +190,12 @@ def parse_pdf(path: Path) -> ParsedPaper:
     path = Path(path)
     doc = _open(path)
     with doc:
-        pages, links = _read_pages(path, doc)
+        pages, links, tables = _read_pages(path, doc)
     chars = sum(len("".join(page.text.split())) for page in pages)
     if chars < _MIN_CHARS_PER_PAGE * len(pages):
         raise PdfReadError(path, f"no text layer ({chars} characters on {len(pages)} pages; scanned?)")
-    logger.debug("parsed %s: %d pages, %d links", path.name, len(pages), len(links))
-    return ParsedPaper(path=path, pages=pages, links=links)
+    logger.debug("parsed %s: %d pages, %d links, %d tables", path.name, len(pages), len(links), len(tables))
+    return ParsedPaper(path=path, pages=pages, links=links, tables=tables)
 
 
 def _reference_spans(pages: Sequence[PageText]) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
@@ -229,24 +238,29 @@ def _shorten(text: str, keep: re.Match[str] | None) -> str:
 
 
 def select_dataset_sentences(
-    paper: ParsedPaper, max_sentences: int = 40, extra_keywords: Sequence[str] = ()
+    paper: ParsedPaper, max_sentences: int = 40, extra_keywords: Sequence[str] = (),
+    max_chars: int = _MAX_TOTAL_CHARS,
 ) -> list[Sentence]:
-    """The sentences most likely to name datasets, at most `max_sentences`, in document order."""
+    """The sentences most likely to name datasets, at most `max_sentences` and about `max_chars`, in
+    document order. Sentences in data, experiment and evaluation sections score higher."""
     table_pages = {page.number for page in paper.pages if _TABLE_CAPTION.search(page.text)}
+    indexed = paper.indexed_sentences()
+    titles = section_titles([sentence.text for sentence, _ in indexed])
     scored: list[tuple[float, int, Sentence, re.Match[str] | None]] = []
     seen: set[str] = set()
-    for index, (sentence, in_refs) in enumerate(paper.indexed_sentences()):
+    for index, ((sentence, in_refs), title) in enumerate(zip(indexed, titles)):
         key = sentence.text.casefold()
         if key in seen:
             continue
         seen.add(key)
         score, anchor = score_sentence(sentence.text, extra_keywords, sentence.page in table_pages)
         score -= 6.0 if in_refs else 0.0
+        score += _SECTION_BONUS if score > 0 and not in_refs and is_data_section(title) else 0.0
         if score >= 2.0:
             scored.append((score, index, sentence, anchor))
     best = sorted(scored, key=lambda item: (-item[0], item[1]))[:max_sentences]
     chosen = [(index, Sentence(s.page, _shorten(s.text, anchor))) for _, index, s, anchor in best]
-    while len(chosen) > 1 and sum(len(s.text) for _, s in chosen) > _MAX_TOTAL_CHARS:
+    while len(chosen) > 1 and sum(len(s.text) for _, s in chosen) > max_chars:
         chosen.pop()
     return [sentence for _, sentence in sorted(chosen, key=lambda item: item[0])]
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from dsminer.runlog import EventLog
 from dsminer.schema import DatasetDescribe, DatasetRecord, Evidence, PaperRefs, make_dataset_id, normalize_name
+from dsminer.tools.context import is_reference_only
 from dsminer.tools.links import links_for_name, match_paper_url, platform_for_url
 from dsminer.tools.pdf import ParsedPaper, find_mention
 from dsminer.tools.text import find_urls
@@ -62,6 +63,8 @@ def resolve_link(paper: ParsedPaper, names: Sequence[str], proposed: str | None,
     """
     tied = [url for url in (link.url for link in links_for_name(paper, names)) if not is_self_link(url)]
     proposed = first_url(proposed)
+    if not tied and not proposed:
+        return spelled_link(paper, names, other_names)
     matched = match_paper_url(proposed, paper.urls()) if proposed else None
     if matched in tied:
         return matched
@@ -73,6 +76,17 @@ def resolve_link(paper: ParsedPaper, names: Sequence[str], proposed: str | None,
             _reject(events, paper, names[0], proposed, reason)
             matched = None
     return tied[0] if tied else matched
+
+
+def spelled_link(paper: ParsedPaper, names: Sequence[str], other_names: Sequence[str] = ()) -> str | None:
+    """A URL of the paper, outside its reference list, that spells the dataset's name and is not tied to
+    another dataset nor the paper's own page; None when there is none."""
+    taken = _tied_urls(paper, other_names, names)
+    for link in paper.links:
+        if (link.url not in taken and not is_self_link(link.url) and url_names(link.url, names)
+                and not is_reference_only(paper, link)):
+            return link.url
+    return None
 
 
 def is_self_link(url: str) -> bool:
@@ -113,6 +127,7 @@ def build_record(
     aliases: Sequence[str] = (),
     events: EventLog | None = None,
     other_names: Sequence[str] = (),
+    role: str | None = None,
 ) -> DatasetRecord:
     """Assemble the record; evidence, link and platform are decided here, not by the model.
 
@@ -125,6 +140,8 @@ def build_record(
     return DatasetRecord(
         dataset_id=make_dataset_id(paper.file_name, name),
         name=name,
+        aliases=list(aliases),
+        role=role,
         dataset_describe=DatasetDescribe(
             content=clean_text(details.content),
             type=clean_text(details.data_type),

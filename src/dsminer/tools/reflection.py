@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from dsminer.schema import PaperRefs
 from dsminer.tools.benchmarks import BenchmarkCues
-from dsminer.tools.names import clean_dataset_names, looks_like_non_dataset
+from dsminer.tools.names import clean_dataset_names, name_problem
 from dsminer.tools.records import DatasetDetails, clean_list, clean_text
 from dsminer.tools.text import name_pattern
 
@@ -101,21 +101,38 @@ def _count_issues(kept: Sequence[str], cues: BenchmarkCues) -> tuple[list[Issue]
     return [issue], [search, *(hint if missing else [])], missing[:6]
 
 
+# Penalty per name and at most per kind of problem: an answer of citations, phrases or sentences instead of
+# names is a failed answer; a model among good names is a small flaw that cleaning removes.
+_PROBLEM_PENALTY = {"non_dataset": (0.15, 0.3), "tool": (0.15, 0.3)}
+_PROBLEM_ADVICE = {
+    "non_dataset": "they look like models, metrics or tasks, not data",
+    "citation": "they are citations; give the name of the dataset the citation stands for",
+    "generic": "they are generic phrases; give the dataset's own name",
+    "sentence": "they are phrases or sentences; give only the name",
+    "tool": "they are tools, libraries or platforms, not data",
+}
+
+
 def _wrong_kind(raw: Sequence[str]) -> tuple[list[Issue], list[str]]:
-    """Names that are models, methods, metrics or tasks."""
-    reasons = [(name, why) for name in raw if (why := looks_like_non_dataset(name))]
-    if not reasons:
-        return [], []
-    message = "; ".join(why for _, why in reasons[:4])
-    names = ", ".join(name for name, _ in reasons[:4])
-    return [Issue("non_dataset", message, min(0.3, 0.15 * len(reasons)))], [
-        f"Leave out {names}: they look like models, metrics or tasks, not data."]
+    """Names given as datasets that are models, methods, metrics, tasks, tools, citations, generic phrases
+    or sentences: one issue per kind of problem."""
+    problems: dict[str, list[tuple[str, str]]] = {}
+    for name in raw:
+        found = name_problem(name)
+        if found:
+            problems.setdefault(found[0], []).append((name, found[1]))
+    issues, hints = [], []
+    for code, items in problems.items():
+        message = "; ".join(why for _, why in items[:4])
+        each, most = _PROBLEM_PENALTY.get(code, (0.25, 0.5))
+        issues.append(Issue(code, message, min(most, each * len(items))))
+        hints.append(f"Leave out {', '.join(name for name, _ in items[:4])}: {_PROBLEM_ADVICE[code]}.")
+    return issues, hints
 
 
 def _absent(raw: Sequence[str], paper_text: str) -> tuple[list[Issue], list[str]]:
     """Names the paper does not write (or only generic words), which cleaning dropped."""
-    absent = [n for n in raw
-              if n.strip() and not looks_like_non_dataset(n) and not clean_dataset_names([n], paper_text)]
+    absent = [n for n in raw if n.strip() and not name_problem(n) and not clean_dataset_names([n], paper_text)]
     if not absent:
         return [], []
     names = ", ".join(absent[:4])

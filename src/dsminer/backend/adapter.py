@@ -1,0 +1,60 @@
+"""The adapter that asks the server for each signature's JSON schema as its response format.
+
+llama.cpp's server and vLLM turn a `json_schema` response format into a grammar, so a small model
+can only write a parseable object of the signature's fields. DSPy sends it only for models it knows
+support it, which an `openai/<alias>` model on a private server never is; this adapter always sends it.
+Arrays get a `maxItems` bound so a looping list ends.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import dspy
+from dspy.adapters.json_adapter import _get_structured_outputs_response_format
+
+log = logging.getLogger(__name__)
+MAX_ITEMS = 20
+
+
+def _bound_arrays(schema: Any, max_items: int) -> None:
+    """Give every array in the schema (nested ones and definitions included) at most `max_items` items."""
+    if isinstance(schema, dict):
+        if schema.get("type") == "array":
+            schema.setdefault("maxItems", max_items)
+        for value in schema.values():
+            _bound_arrays(value, max_items)
+    elif isinstance(schema, list):
+        for value in schema:
+            _bound_arrays(value, max_items)
+
+
+def response_format_for(signature: type[dspy.Signature], max_items: int = MAX_ITEMS,
+                        limits: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """The OpenAI `json_schema` response format of a signature's output fields; `limits` bounds the
+    arrays of named output fields, `max_items` every other array."""
+    schema = _get_structured_outputs_response_format(signature).model_json_schema()
+    for name, limit in (limits or {}).items():
+        prop = schema.get("properties", {}).get(name)
+        if isinstance(prop, dict) and prop.get("type") == "array":
+            prop["maxItems"] = limit
+    _bound_arrays(schema, max_items)
+    return {"type": "json_schema", "json_schema": {"name": signature.__name__, "schema": schema, "strict": True}}
+
+
+class SchemaJSONAdapter(dspy.JSONAdapter):
+    """DSPy's JSON adapter, sending the signature's output schema as the response format on every call."""
+
+    def __init__(self, max_items: int = MAX_ITEMS, limits: Mapping[str, int] | None = None) -> None:
+        super().__init__()
+        self.max_items = max_items
+        self.limits = dict(limits or {})
+
+    def _prepare_response_format(self, lm: Any, lm_kwargs: dict[str, Any], signature: type[dspy.Signature]) -> None:
+        try:
+            lm_kwargs["response_format"] = response_format_for(signature, self.max_items, self.limits)
+        except Exception as exc:  # noqa: BLE001  (a signature DSPy cannot express as a schema)
+            log.debug("no schema for %s (%s); asking for a JSON object", signature.__name__, exc)
+            lm_kwargs["response_format"] = {"type": "json_object"}

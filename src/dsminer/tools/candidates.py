@@ -1,0 +1,120 @@
+"""Name-shaped phrases a paper writes near dataset cues and in its tables: candidates for the names step.
+
+Model-free. A candidate is not a decision: models, metrics and tasks are shaped like dataset names
+too, and the names step decides what each one is. A catalogue of known names is optional.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from dsminer.tools.catalog import catalog_names_in
+from dsminer.tools.names import NOT_DATASETS, looks_like_non_dataset
+from dsminer.tools.pdf import ParsedPaper
+from dsminer.tools.text import name_pattern
+
+MAX_CANDIDATES = 12
+_TOKEN = r"[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*"
+_LIST_AFTER = re.compile(
+    rf"\b(?:on|using|from)\s+(?:the\s+)?({_TOKEN}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+)(?:the\s+)?{_TOKEN})*)"
+)
+_BEFORE_NOUN = re.compile(rf"({_TOKEN})\s+(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?)\b")
+_CAP_WORD = r"[A-Z][A-Za-z0-9\-']*"
+# Capitalised words before a data noun ("Wall Street Journal corpus") or ending in one ("Penn Treebank").
+_PHRASE_BEFORE_NOUN = re.compile(rf"\b((?:{_CAP_WORD}\s+){{1,3}}{_CAP_WORD})\s+(?:data ?sets?|corpus|corpora|benchmarks?)\b")
+_PHRASE_WITH_NOUN = re.compile(
+    rf"\b((?:{_CAP_WORD}\s+){{1,3}}(?:Treebank|TreeBank|Corpus|Dataset|DataSet|Benchmark|Bank|Challenge))\b"
+)
+_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+|^the\s+")
+_CUE = re.compile(
+    r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|evaluat\w*|experiments?|train\w*|test\w*|"
+    r"fine-?tun\w*|collected|released?|annotated|results?|report\w*|benchmark\w*)\b",
+    re.I,
+)
+_SOURCE_WEIGHT = {"catalog": 3.0, "cue": 3.0, "table": 2.0}
+_LEADING_WORDS = frozenset("As In On For With The Our Both All Each Using From And Or Of To A An".split())
+_ODD_CHARS = re.compile(r"[^A-Za-z0-9 .'\-+/&]")
+_SECTION_WORDS = re.compile(r"^(?:EXPERIMENTS?|DATASETS?|RESULTS?|EVALUATION|DISCUSSION|INTRODUCTION|METHODS?)$", re.I)
+_NUMBER_TOKEN = re.compile(r"^(?:[-+(]?\d[\d.,%\u00b1hms]*[)%]?|-|\u2013)$")
+_ROW_NAME = re.compile(r"(?:^|(?<=\s))([A-Z][A-Za-z0-9\-.']*(?:\s[A-Z][A-Za-z0-9\-.']*){0,2})(?=\s+[-\d])")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A name-shaped phrase, how often the body writes it, and where it was found (cue, table, catalog)."""
+
+    name: str
+    mentions: int
+    sources: tuple[str, ...]
+
+    @property
+    def score(self) -> float:
+        return min(self.mentions, 10) + sum(_SOURCE_WEIGHT.get(source, 0.0) for source in self.sources)
+
+
+def is_name_shaped(token: str) -> bool:
+    """An acronym, CamelCase or digit-bearing token, or capitalised words, that is not a known non-dataset."""
+    token = token.strip(" .-")
+    words = token.split()
+    if not token or len(words) > 5 or token in NOT_DATASETS or words[0] in NOT_DATASETS:
+        return False
+    if words[0] in _LEADING_WORDS or words[0][0].isdigit() or _ODD_CHARS.search(token):
+        return False
+    if any(_SECTION_WORDS.match(word) for word in words):
+        return False
+    shaped = sum(c.isupper() for c in token) >= 2 or any(c.isdigit() for c in token)
+    return len(token) >= 2 and shaped and any(c.isalpha() for c in token) and looks_like_non_dataset(token) is None
+
+
+def candidate_names(sentence: str) -> list[str]:
+    """Name-shaped tokens listed after "on/using/from", or before or ending in a data noun."""
+    found: list[str] = []
+    for match in _LIST_AFTER.finditer(sentence):
+        found.extend(part for part in _SPLIT.split(match.group(1)) if part)
+    for pattern in (_BEFORE_NOUN, _PHRASE_BEFORE_NOUN, _PHRASE_WITH_NOUN):
+        found.extend(match.group(1) for match in pattern.finditer(sentence))
+    return list(dict.fromkeys(token.strip(" .") for token in found if is_name_shaped(token)))
+
+
+def _table_cells(paper: ParsedPaper) -> list[str]:
+    return [cell for table in paper.tables for cell in table.cells() if len(cell.split()) <= 4 and is_name_shaped(cell)]
+
+
+def is_table_row_text(sentence: str) -> bool:
+    """Whether a "sentence" is table text run together: many words, a third or more of them numbers."""
+    words = sentence.split()
+    return len(words) >= 5 and sum(bool(_NUMBER_TOKEN.match(w)) for w in words) >= len(words) / 3
+
+
+def row_names(sentence: str) -> list[str]:
+    """Name-shaped row labels in table text: capitalised words followed by a number or a dash."""
+    return [name for name in (m.group(1) for m in _ROW_NAME.finditer(sentence)) if is_name_shaped(name)]
+
+
+def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES) -> list[Candidate]:
+    """The paper's likeliest dataset names, best first: near data cues, in tables, or in the catalogue."""
+    body = paper.body_sentences()
+    text = "\n".join(body)
+    sources: dict[str, tuple[str, set[str]]] = {}
+
+    def add(names: Sequence[str], source: str) -> None:
+        for name in names:
+            sources.setdefault(name.casefold(), (name, set()))[1].add(source)
+
+    for sentence in body:
+        if _CUE.search(sentence):
+            add(candidate_names(sentence), "cue")
+        if is_table_row_text(sentence):
+            add(row_names(sentence), "table")
+    add(_table_cells(paper), "table")
+    add(catalog_names_in(text, catalog), "catalog")
+    found = [Candidate(name, _count(name, text), tuple(sorted(kinds))) for name, kinds in sources.values()]
+    found = [candidate for candidate in found if candidate.mentions]
+    return sorted(found, key=lambda c: -c.score)[:limit]
+
+
+def _count(name: str, text: str) -> int:
+    pattern = name_pattern(name)
+    return len(pattern.findall(text)) if pattern else 0

@@ -1,0 +1,157 @@
+"""From the names step's decisions to the paper's datasets: clean, filter, merge aliases, rank, cap.
+
+The same code for every condition, so conditions differ only in their model calls, reflection,
+retries and memory. Model-free.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dsminer.schema import normalize_name
+from dsminer.tools.names import clean_name, name_problem
+from dsminer.tools.text import name_pattern
+
+ROLE_ORDER = {"created": 0, "used": 1, "mentioned": 2}
+_TAIL_WORDS = re.compile(r"^(.*?[A-Z0-9][^ ]*)((?:\s+[a-z][a-z\-]*)*\s+(?:data ?sets?|corpus|corpora|benchmarks?|data))$")
+# Words around a name that say the paper itself makes the dataset ("we introduce X", "our new X corpus").
+_CREATION_CUE = re.compile(
+    r"\b(?:we|this paper|this work)\s+(?:\w+\s+){0,2}(?:introduce|release|present|propose|construct|collect|create|"
+    r"build|compile|curate|annotate|crawl|make available)\w*\b|\b(?:our|a|the)\s+new(?:ly)?\s+(?:\w+\s+){0,2}"
+    r"(?:data ?set|corpus|benchmark|collection|treebank)|\bwe\s+(?:make|made)\s+\w+\s+(?:publicly\s+)?available",
+    re.I,
+)
+_FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "a", "an", "&"})
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One name the names step proposed, with its decided kind and role."""
+
+    name: str
+    kind: str = "dataset"
+    role: str = "used"
+
+
+@dataclass(frozen=True)
+class ChosenDataset:
+    """A dataset of the paper: its display name, the other names the paper uses for it, its role."""
+
+    name: str
+    aliases: tuple[str, ...]
+    role: str
+    mentions: int
+
+
+@dataclass
+class Selection:
+    """The datasets kept (ranked, within the cap), those cut by the cap, and every dropped name with why."""
+
+    chosen: list[ChosenDataset] = field(default_factory=list)
+    capped: list[ChosenDataset] = field(default_factory=list)
+    dropped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def mentions(name: str, text: str) -> int:
+    pattern = name_pattern(name)
+    return len(pattern.findall(text)) if pattern else 0
+
+
+def base_key(name: str) -> str:
+    """The name without a lower-case tail that ends in a data noun ("X summarization dataset" -> "X")."""
+    match = _TAIL_WORDS.match(name.strip())
+    return normalize_name(match.group(1) if match else name)
+
+
+def initials(name: str) -> str:
+    """The initials of a name's words, function words left out ("Penn Treebank" -> "PT")."""
+    words = [w for w in re.split(r"[\s\-]+", name) if w and w.casefold() not in _FUNCTION_WORDS]
+    return "".join(w[0] for w in words).upper()
+
+
+def is_abbreviation_of(short: str, long: str, text: str) -> bool:
+    """Whether `short` abbreviates `long`: its letters are the long name's initials, or the text writes
+    "long (short)" or "short (long)"."""
+    capitals = "".join(c for c in short if c.isupper())
+    if not (2 <= len(capitals) <= 8 and re.match(r"[A-Z]{2}", short) and len(long.split()) >= 2):
+        return False
+    if capitals == initials(long):
+        return True
+    pair = rf"{re.escape(long)}\s*\(\s*{re.escape(short)}\s*\)|{re.escape(short)}\s*\(\s*{re.escape(long)}\s*\)"
+    return re.search(pair, text, re.I) is not None
+
+
+def same_dataset(a: str, b: str, text: str) -> bool:
+    """Whether two names are one dataset: same base, "owner/X" and "X", or abbreviation and expansion."""
+    if base_key(a) == base_key(b):
+        return True
+    for left, right in ((a, b), (b, a)):
+        if "/" in left and normalize_name(left.rsplit("/", 1)[1]) == normalize_name(right):
+            return True
+        if is_abbreviation_of(left, right, text):
+            return True
+    return False
+
+
+def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDataset]:
+    """Group (name, role) pairs that name one dataset; the display name is the one the text uses most."""
+    groups: list[list[tuple[str, str]]] = []
+    for name, role in names:
+        group = next((g for g in groups if any(same_dataset(name, other, text) for other, _ in g)), None)
+        if group is None:
+            groups.append([(name, role)])
+        elif all(normalize_name(name) != normalize_name(other) for other, _ in group):
+            group.append((name, role))
+        else:
+            group.append(("", role))  # a repeated name still lends its role
+    merged = []
+    for group in groups:
+        members = [name for name, _ in group if name]
+        counts = {name: mentions(name, text) for name in members}
+        display = max(members, key=lambda n: (counts[n], -len(n), -members.index(n)))
+        role = min((role for _, role in group), key=lambda r: ROLE_ORDER.get(r, 3))
+        aliases = tuple(name for name in members if name != display)
+        merged.append(ChosenDataset(display, aliases, role, sum(counts.values())))
+    return merged
+
+
+def supports_creation(name: str, sentences: Sequence[str]) -> bool:
+    """Whether a clause naming `name` says the paper itself creates or releases it."""
+    pattern = name_pattern(name)
+    if pattern is None:
+        return False
+    clauses = (clause for sentence in sentences for clause in re.split(r"[;:]", sentence))
+    return any(pattern.search(clause) and _CREATION_CUE.search(clause) for clause in clauses)
+
+
+def checked_role(name: str, role: str, sentences: Sequence[str]) -> str:
+    """The decided role, with "created" kept only where the paper's own words support it (else "used")."""
+    if role == "created" and not supports_creation(name, sentences):
+        return "used"
+    return role if role in ROLE_ORDER else "used"
+
+
+def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
+                    sentences: Sequence[str] = ()) -> Selection:
+    """The paper's datasets from the proposals: only kind "dataset", cleaned against the text, without
+    citations, generic phrases, tools, models, metrics or tasks; merged, then ranked created, used,
+    mentioned (more mentions first), then cut to `cap`. A "created" role stands only where one of the
+    paper's `sentences` naming the dataset says the paper makes it."""
+    selection = Selection()
+    kept: list[tuple[str, str]] = []
+    for proposal in proposals:
+        if proposal.kind != "dataset":
+            selection.dropped.append((proposal.name, f"kind {proposal.kind}"))
+            continue
+        problem = name_problem(proposal.name)
+        name = clean_name(proposal.name, paper_text) if problem is None else None
+        if name is None:
+            selection.dropped.append((proposal.name, problem[0] if problem else "not in the paper text or generic"))
+            continue
+        kept.append((name, checked_role(name, proposal.role, sentences)))
+    merged = merge_names(kept, paper_text)
+    ranked = sorted(merged, key=lambda d: (ROLE_ORDER.get(d.role, 3), -d.mentions))
+    selection.chosen, selection.capped = ranked[:cap], ranked[cap:]
+    return selection

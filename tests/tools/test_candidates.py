@@ -1,0 +1,68 @@
+import pytest
+
+from dsminer.tools.candidates import (
+    candidate_names,
+    find_candidates,
+    is_name_shaped,
+    is_table_row_text,
+    row_names,
+)
+from dsminer.tools.pdf import parse_pdf
+from tests.tools.test_tables import ruled_table_pdf
+
+PAPER = (
+    "Learning Whale Songs\n\n"
+    "1 Introduction\n\n"
+    "Marine sound matters to us all. Our model is named Songbird.\n\n"
+    "4 Datasets\n\n"
+    "We fine-tune ResNet-50 on the OrcaSet-5 dataset and evaluate on the Atlantic Whale Corpus.\n\n"
+    "We also report results on DolphinTalk from the same lab.\n\n"
+    "Table 2: Accuracy of each model on each test set.\n\n"
+    "HumpBack 71.2 80.3 66.1 - 54.0 ReefSounds 60.2 - 55.5 70.1 49.9"
+)
+
+
+@pytest.mark.parametrize("sentence, names", [
+    ("We evaluate on SST-2, MR and TREC.", ["SST-2", "MR", "TREC"]),
+    ("Results on the Penn Treebank are shown.", ["Penn Treebank"]),
+    ("We use the Wall Street Journal corpus for training.", ["Wall Street Journal"]),
+    ("We train BERT on our data.", []),
+    ("On GPU we run the model.", []),
+])
+def test_candidate_names(sentence, names):
+    assert candidate_names(sentence) == names
+
+
+@pytest.mark.parametrize("token, shaped", [
+    ("OrcaSet-5", True), ("WSJ", True), ("Penn Treebank", True), ("4 EXPERIMENTS", False), ("As WIDER FACE", False),
+    ("ResNet-50", False), ("accuracy", False), ("GPU", False), ("2\U0001d451", False), ("x", False),
+])
+def test_is_name_shaped(token, shaped):
+    assert is_name_shaped(token) is shaped
+
+
+def test_row_labels_of_table_text():
+    row = "HumpBack 71.2 80.3 66.1 - 54.0 ReefSounds 60.2 - 55.5 70.1 49.9"
+    assert is_table_row_text(row)
+    assert not is_table_row_text("We report 71.2 on HumpBack, a new set of recordings.")
+    assert row_names(row) == ["HumpBack", "ReefSounds"]
+
+
+def test_candidates_near_cues_and_in_table_text(make_pdf):
+    names = [c.name for c in find_candidates(parse_pdf(make_pdf("whale.pdf", [PAPER])))]
+    for expected in ("OrcaSet-5", "Atlantic Whale Corpus", "DolphinTalk", "HumpBack", "ReefSounds"):
+        assert expected in names
+    assert "ResNet-50" not in names and "Songbird" not in names
+
+
+def test_candidates_from_table_cells_and_catalog(tmp_path):
+    paper = parse_pdf(ruled_table_pdf(tmp_path / "t.pdf"))
+    found = {c.name: c.sources for c in find_candidates(paper, catalog={"WhaleCalls"})}
+    assert found["OrcaSet-5"] == ("table",)
+    assert found["WhaleCalls"] == ("catalog", "table")
+
+
+def test_candidates_are_capped_and_ranked(make_pdf):
+    found = find_candidates(parse_pdf(make_pdf("whale.pdf", [PAPER])), limit=2)
+    assert len(found) == 2
+    assert found[0].score >= found[1].score

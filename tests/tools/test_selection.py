@@ -1,0 +1,76 @@
+import pytest
+
+from dsminer.tools.selection import (
+    Proposal,
+    base_key,
+    is_abbreviation_of,
+    merge_names,
+    same_dataset,
+    select_datasets,
+)
+
+TEXT = ("We evaluate on the Penn Treebank (PTB), on PTB again, on the CNN/DailyMail summarization dataset "
+        "and on CNN/DailyMail. We release OrcaSet, also at acme/OrcaSet. The Stanford Sentiment Treebank is "
+        "cited. We compare with BERT (Smith et al., 2015) on a large text dataset.")
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("CNN/DailyMail", "CNN/DailyMail summarization dataset", True),
+    ("OrcaSet", "acme/OrcaSet", True),
+    ("PTB", "Penn Treebank", True),
+    ("SST", "Stanford Sentiment Treebank", True),
+    ("the OrcaSet dataset", "OrcaSet", True),
+    ("PTB", "CNN/DailyMail", False),
+    ("SST-2", "SST-5", False),
+])
+def test_same_dataset(a, b, same):
+    assert same_dataset(a, b, TEXT) is same
+
+
+def test_abbreviation_from_the_papers_own_parentheses():
+    text = "We use the Whale Song Archive (WSX-v2) throughout."
+    assert is_abbreviation_of("WSX-v2", "Whale Song Archive", text)
+    assert not is_abbreviation_of("WSX-v2", "Whale Song Archive", "No such pairing here.")
+    assert is_abbreviation_of("WSA-v2", "Whale Song Archive", "No such pairing here.")  # the initials
+
+
+def test_base_key_drops_a_lower_case_tail_ending_in_a_data_noun():
+    assert base_key("CNN/DailyMail summarization dataset") == base_key("CNN/DailyMail")
+    assert base_key("Penn Treebank") != base_key("Penn")
+
+
+def test_merged_names_keep_aliases_the_most_used_name_and_the_strongest_role():
+    (merged,) = merge_names([("Penn Treebank", "mentioned"), ("PTB", "used")], TEXT)
+    assert merged.name == "PTB" and merged.aliases == ("Penn Treebank",) and merged.role == "used"
+
+
+def test_selection_filters_merges_ranks_and_caps():
+    proposals = [
+        Proposal("Stanford Sentiment Treebank", "dataset", "mentioned"),
+        Proposal("PTB", "dataset", "used"), Proposal("Penn Treebank", "dataset", "used"),
+        Proposal("BERT", "model", "used"), Proposal("BERT", "dataset", "used"),
+        Proposal("Smith et al., 2015", "dataset", "used"), Proposal("large text dataset", "dataset", "used"),
+        Proposal("ImaginaryNet", "dataset", "used"), Proposal("OrcaSet", "dataset", "created"),
+    ]
+    selection = select_datasets(proposals, TEXT, cap=2, sentences=TEXT.split(". "))
+    assert [(d.name, d.role) for d in selection.chosen] == [("OrcaSet", "created"), ("PTB", "used")]
+    assert [d.name for d in selection.capped] == ["Stanford Sentiment Treebank"]
+    assert dict(selection.dropped) == {"BERT": "non_dataset", "Smith et al., 2015": "citation",
+                                       "large text dataset": "generic",
+                                       "ImaginaryNet": "not in the paper text or generic"}
+    assert ("BERT", "kind model") in selection.dropped
+
+
+@pytest.mark.parametrize("sentence, role", [
+    ("We release OrcaSet, a corpus of calls.", "created"),
+    ("In this paper we introduce the OrcaSet benchmark.", "created"),
+    ("Our new OrcaSet dataset has 5 classes.", "created"),
+    ("We evaluate on OrcaSet.", "used"),
+    ("We release our code; results on OrcaSet follow.", "used"),
+    ("Smith et al. introduced OrcaSet.", "used"),
+])
+def test_created_stands_only_where_the_paper_says_so(sentence, role):
+    from dsminer.tools.selection import checked_role
+
+    assert checked_role("OrcaSet", "created", [sentence]) == role
+    assert checked_role("OrcaSet", "mentioned", [sentence]) == "mentioned"

@@ -1,0 +1,50 @@
+from pathlib import Path
+
+import pymupdf
+
+from dsminer.tools.pdf import parse_pdf
+from dsminer.tools.tables import TableText, read_page_tables
+
+ROWS = [("Dataset", "Train", "Test"), ("OrcaSet-5", "1,200", "300"), ("WhaleCalls", "800", "95.5")]
+
+
+def ruled_table_pdf(path: Path, caption: str = "Table 1: Statistics of the datasets.") -> Path:
+    """A page with a caption over a three-column table drawn with ruling lines."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 90), caption, fontsize=10)
+    left, top, width, height = 72, 100, 120, 20
+    for r, row in enumerate(ROWS):
+        for c, cell in enumerate(row):
+            rect = pymupdf.Rect(left + c * width, top + r * height, left + (c + 1) * width, top + (r + 1) * height)
+            page.draw_rect(rect, color=(0, 0, 0), width=0.5)
+            page.insert_text((rect.x0 + 4, rect.y1 - 6), cell, fontsize=9)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+def test_a_ruled_table_gives_caption_header_and_first_column(tmp_path):
+    with pymupdf.open(ruled_table_pdf(tmp_path / "t.pdf")) as doc:
+        (table,) = read_page_tables(doc[0])
+    assert table.page == 1
+    assert table.caption == "Table 1: Statistics of the datasets."
+    assert table.header == ("Dataset", "Train", "Test")
+    assert table.first_column == ("OrcaSet-5", "WhaleCalls")
+
+
+def test_parsed_paper_carries_its_tables(tmp_path):
+    paper = parse_pdf(ruled_table_pdf(tmp_path / "t.pdf"))
+    assert [t.first_column for t in paper.tables] == [("OrcaSet-5", "WhaleCalls")]
+
+
+def test_numeric_cells_are_left_out_and_description_is_one_line():
+    table = TableText(2, "Table 3: Results.", ("Model", "Acc"), ("OrcaSet-5",))
+    assert table.describe() == "Table 3: Results. | columns: Model; Acc | rows: OrcaSet-5"
+    assert table.cells() == ("Model", "Acc", "OrcaSet-5")
+
+
+def test_a_page_without_tables_gives_none(tmp_path):
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Plain text only.", fontsize=10)
+    assert read_page_tables(doc[0]) == []
