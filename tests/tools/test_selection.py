@@ -21,6 +21,10 @@ TEXT = ("We evaluate on the Penn Treebank (PTB), on PTB again, on the CNN/DailyM
     ("SST", "Stanford Sentiment Treebank", True),
     ("the OrcaSet dataset", "OrcaSet", True),
     ("PTB", "CNN/DailyMail", False),
+    ("CTB", "Penn Chinese Treebank", True),
+    ("QTB", "Question Treebank", True),
+    ("WSJ", "Penn Treebank", False),
+    ("NE", "Named Entities Corpus", False),
     ("SST-2", "SST-5", False),
 ])
 def test_same_dataset(a, b, same):
@@ -74,3 +78,11 @@ def test_created_stands_only_where_the_paper_says_so(sentence, role):
 
     assert checked_role("OrcaSet", "created", [sentence]) == role
     assert checked_role("OrcaSet", "mentioned", [sentence]) == "mentioned"
+
+
+def test_names_written_in_data_prose_rank_before_table_only_names():
+    sentences = ["We evaluate on OrcaSet.", "Alpha 71.2 80.3 66.1 - 54.0 Beta 60.1 - 55.2 70.1 49.9",
+                 "Alpha Alpha Alpha Alpha appear here."]
+    proposals = [Proposal("Alpha"), Proposal("OrcaSet")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=1, sentences=sentences)
+    assert [d.name for d in selection.chosen] == ["OrcaSet"]

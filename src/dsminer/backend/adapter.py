@@ -45,12 +45,23 @@ def response_format_for(signature: type[dspy.Signature], max_items: int = MAX_IT
 
 
 class SchemaJSONAdapter(dspy.JSONAdapter):
-    """DSPy's JSON adapter, sending the signature's output schema as the response format on every call."""
+    """DSPy's JSON adapter, sending the signature's output schema as the response format on every call,
+    with a shorter prompt: the grammar the server builds from the schema holds the model to the fields."""
 
     def __init__(self, max_items: int = MAX_ITEMS, limits: Mapping[str, int] | None = None) -> None:
         super().__init__()
         self.max_items = max_items
         self.limits = dict(limits or {})
+
+    def format_field_structure(self, signature: type[dspy.Signature]) -> str:
+        """A short note on the layout: the response format carries the output schema, so the prompt need
+        not spell it out."""
+        sections = ", ".join(f"[[ ## {name} ## ]]" for name in signature.input_fields)
+        keys = ", ".join(f"`{name}`" for name in signature.output_fields)
+        return f"The inputs come in sections headed {sections}. Answer with one JSON object with the keys {keys}."
+
+    def user_message_output_requirements(self, signature: type[dspy.Signature]) -> str:
+        return "Respond with the JSON object: " + ", ".join(f"`{name}`" for name in signature.output_fields) + "."
 
     def _prepare_response_format(self, lm: Any, lm_kwargs: dict[str, Any], signature: type[dspy.Signature]) -> None:
         try:

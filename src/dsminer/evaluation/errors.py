@@ -17,7 +17,7 @@ from typing import Any
 
 from dsminer.evaluation.gold import GoldDataset, GoldPaper, record_keys, records_by_gold_paper
 from dsminer.evaluation.runs import RunData
-from dsminer.schema import DatasetRecord
+from dsminer.schema import DatasetRecord, normalize_name
 from dsminer.tools.candidates import is_table_row_text
 from dsminer.tools.names import name_problem
 from dsminer.tools.pdf import ParsedPaper

@@ -28,7 +28,7 @@ _PHRASE_WITH_NOUN = re.compile(
     rf"\b((?:{_CAP_WORD}\s+){{1,3}}(?:Treebank|TreeBank|Corpus|Dataset|DataSet|Benchmark|Bank|Challenge))\b"
 )
 _SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+|^the\s+")
-_CUE = re.compile(
+DATA_CUE = re.compile(
     r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|evaluat\w*|experiments?|train\w*|test\w*|"
     r"fine-?tun\w*|collected|released?|annotated|results?|report\w*|benchmark\w*)\b",
     re.I,
@@ -104,7 +104,7 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
             sources.setdefault(name.casefold(), (name, set()))[1].add(source)
 
     for sentence in body:
-        if _CUE.search(sentence):
+        if DATA_CUE.search(sentence):
             add(candidate_names(sentence), "cue")
         if is_table_row_text(sentence):
             add(row_names(sentence), "table")

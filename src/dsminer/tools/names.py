@@ -57,6 +57,7 @@ _TOOL_SUFFIX = re.compile(
     r"tools?|marketplace|simulator|parser|tagger)$",
     re.I,
 )
+_CAMEL_TOOL_SUFFIX = re.compile(r"[a-z](?:Parser|Tagger|Toolkit|Toolbox|Library|Framework|API)$")
 _SUFFIX = re.compile(
     r"\b(?:model|network|classifier|encoder|decoder|loss|score|metric|accuracy|architecture|algorithm)s?$", re.I
 )
@@ -144,7 +145,7 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "sentence", f"{name!r} is a phrase or sentence, not a name"
     if len(text.split()) > 1 and not re.search(r"[A-Z0-9]", text):
         return "generic", f"{name!r} is a generic phrase, not a name"
-    if _TOOL_SUFFIX.search(text):
+    if _TOOL_SUFFIX.search(text) or _CAMEL_TOOL_SUFFIX.search(text):
         return "tool", f"{name!r} is a tool, library or platform, not a dataset"
     if text in NOT_DATASETS:
         return "non_dataset", f"{name!r} names a field, venue, device or part of the paper"

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dsminer.schema import normalize_name
+from dsminer.tools.candidates import DATA_CUE, is_table_row_text
 from dsminer.tools.names import clean_name, name_problem
 from dsminer.tools.text import name_pattern
 
@@ -65,19 +66,37 @@ def base_key(name: str) -> str:
     return normalize_name(match.group(1) if match else name)
 
 
-def initials(name: str) -> str:
-    """The initials of a name's words, function words left out ("Penn Treebank" -> "PT")."""
-    words = [w for w in re.split(r"[\s\-]+", name) if w and w.casefold() not in _FUNCTION_WORDS]
-    return "".join(w[0] for w in words).upper()
+def abbreviates(short: str, long: str) -> bool:
+    """Whether the capitals of `short` spell `long` in order (Schwartz and Hearst): the first at the start
+    of a word, the others anywhere after it, covering at least half of `long`'s words."""
+    capitals = [c.lower() for c in short if c.isupper()]
+    words = [w for w in re.split(r"[\s\-/]+", long) if w and w.casefold() not in _FUNCTION_WORDS]
+    if not capitals or len(words) < 2:
+        return False
+    for start in range(len(words)):
+        text = " ".join(words[start:]).lower()
+        if not text.startswith(capitals[0]):
+            continue
+        position, used = 1, {0}
+        for letter in capitals[1:]:
+            found = text.find(letter, position)
+            if found < 0:
+                break
+            used.add(text.count(" ", 0, found))
+            position = found + 1
+        else:
+            if len(used) * 2 >= len(words) and len(words) - start <= len(capitals):
+                return True
+    return False
 
 
 def is_abbreviation_of(short: str, long: str, text: str) -> bool:
-    """Whether `short` abbreviates `long`: its letters are the long name's initials, or the text writes
+    """Whether `short` abbreviates `long`: its capitals spell the long name, or the text writes
     "long (short)" or "short (long)"."""
     capitals = "".join(c for c in short if c.isupper())
     if not (2 <= len(capitals) <= 8 and re.match(r"[A-Z]{2}", short) and len(long.split()) >= 2):
         return False
-    if capitals == initials(long):
+    if abbreviates(short, long):
         return True
     pair = rf"{re.escape(long)}\s*\(\s*{re.escape(short)}\s*\)|{re.escape(short)}\s*\(\s*{re.escape(long)}\s*\)"
     return re.search(pair, text, re.I) is not None
@@ -133,11 +152,20 @@ def checked_role(name: str, role: str, sentences: Sequence[str]) -> str:
     return role if role in ROLE_ORDER else "used"
 
 
+def in_data_prose(dataset: ChosenDataset, sentences: Sequence[str]) -> bool:
+    """Whether the paper writes the dataset (or an alias) in a prose sentence with a data cue, not only in
+    tables or in passing."""
+    patterns = [p for p in map(name_pattern, (dataset.name, *dataset.aliases)) if p is not None]
+    return any(DATA_CUE.search(s) and not is_table_row_text(s) and any(p.search(s) for p in patterns)
+               for s in sentences)
+
+
 def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
                     sentences: Sequence[str] = ()) -> Selection:
     """The paper's datasets from the proposals: only kind "dataset", cleaned against the text, without
     citations, generic phrases, tools, models, metrics or tasks; merged, then ranked created, used,
-    mentioned (more mentions first), then cut to `cap`. A "created" role stands only where one of the
+    mentioned (within each, names written in prose with a data cue first, then more mentions first), then cut
+    to `cap`. A "created" role stands only where one of the
     paper's `sentences` naming the dataset says the paper makes it."""
     selection = Selection()
     kept: list[tuple[str, str]] = []
@@ -152,6 +180,6 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
             continue
         kept.append((name, checked_role(name, proposal.role, sentences)))
     merged = merge_names(kept, paper_text)
-    ranked = sorted(merged, key=lambda d: (ROLE_ORDER.get(d.role, 3), -d.mentions))
+    ranked = sorted(merged, key=lambda d: (ROLE_ORDER.get(d.role, 3), not in_data_prose(d, sentences), -d.mentions))
     selection.chosen, selection.capped = ranked[:cap], ranked[cap:]
     return selection

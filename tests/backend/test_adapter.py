@@ -1,0 +1,50 @@
+import json
+
+import dspy
+import pytest
+
+from dsminer.backend.adapter import SchemaJSONAdapter, response_format_for
+from dsminer.cli_run import build_adapter
+from dsminer.config import Settings
+from dsminer.signatures import ClassifyDatasetNames, DescribeDataset, ExtractPaperMetadata
+from dsminer.signatures.extraction import OUTPUT_ITEM_LIMITS
+from tests.fake_openai import FakeOpenAI, chat_reply
+
+
+def answer_names(body):
+    names = [{"name": "OrcaSet", "kind": "dataset", "role": "used"}]
+    return 200, chat_reply(json.dumps({"names": names}))
+
+
+def test_each_call_sends_the_signatures_schema_as_response_format():
+    with FakeOpenAI([answer_names]) as fake:
+        lm = dspy.LM("openai/fake-model", api_base=fake.api_base, api_key="k", cache=False)
+        with dspy.context(lm=lm, adapter=SchemaJSONAdapter(limits=OUTPUT_ITEM_LIMITS)):
+            result = dspy.Predict(ClassifyDatasetNames)(context="[p1] We use OrcaSet.", candidates=["OrcaSet"])
+        sent = fake.requests[0]["response_format"]
+    assert [(d.name, d.kind, d.role) for d in result.names] == [("OrcaSet", "dataset", "used")]
+    assert sent["type"] == "json_schema" and sent["json_schema"]["name"] == "ClassifyDatasetNames"
+    schema = sent["json_schema"]["schema"]
+    assert schema["required"] == ["names"] and schema["properties"]["names"]["maxItems"] == OUTPUT_ITEM_LIMITS["names"]
+    decision = schema["$defs"]["NameDecision"]["properties"]
+    assert decision["kind"]["enum"] == ["dataset", "model", "method", "metric", "task", "other"]
+    assert decision["role"]["enum"] == ["used", "created", "mentioned"]
+
+
+@pytest.mark.parametrize("signature, fields", [
+    (DescribeDataset, {"content", "data_type", "domain", "data_fields"}),
+    (ExtractPaperMetadata, {"title", "authors", "institutions", "venue", "year"}),
+])
+def test_every_list_output_is_bounded(signature, fields):
+    schema = response_format_for(signature, max_items=7)["json_schema"]["schema"]
+    assert set(schema["properties"]) == fields
+    arrays = [p for p in schema["properties"].values() if p.get("type") == "array"]
+    assert arrays and all(p["maxItems"] == 7 for p in arrays)
+
+
+@pytest.mark.parametrize("adapter, response_schema, kind", [
+    ("json", True, SchemaJSONAdapter), ("json", False, dspy.JSONAdapter), ("chat", True, dspy.ChatAdapter),
+])
+def test_the_setting_chooses_the_adapter(adapter, response_schema, kind):
+    built = build_adapter(Settings(adapter=adapter, backend={"response_schema": response_schema}))
+    assert type(built) is kind
