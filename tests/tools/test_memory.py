@@ -15,9 +15,10 @@ from dsminer.tools.memory import (
 NOW = datetime(2026, 3, 1, tzinfo=timezone.utc)
 
 
-def experience(step="names", score=0.9, lesson="Names: a lesson.", tags=("few_datasets",), days_old=1, paper="a.pdf"):
+def experience(step="names", score=0.9, lesson="Names: a lesson.", tags=("few_datasets",), days_old=1, paper="a.pdf",
+               outcome="improved"):
     created = (NOW - timedelta(days=days_old)).isoformat(timespec="seconds")
-    return Experience(step, paper, score, "improved", lesson, list(tags), first_score=0.4, created=created)
+    return Experience(step, paper, score, outcome, lesson, list(tags), first_score=0.4, created=created)
 
 
 @pytest.mark.parametrize(
@@ -86,6 +87,8 @@ def test_short_term_memory_is_per_paper(tmp_path):
         (experience(score=0.3), False),
         (experience(days_old=400), False),
         (experience(lesson=""), False),
+        (experience(outcome="accepted"), False),  # met an issue, but nothing shows that acting on it helped
+        (experience(outcome="stopped"), False),
     ],
 )
 def test_retrieval_filters_by_step_quality_and_age(entry, kept):

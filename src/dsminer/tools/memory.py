@@ -2,7 +2,8 @@
 
 An experience records what happened in one step of one paper, with its provenance (paper, step, score,
 outcome) and a lesson: generic advice for the same step on a later paper, never a dataset name.
-Retrieval filters by step, drops stale and low-quality entries, and ranks by tag similarity.
+Retrieval filters by step, keeps only proven lessons (a retry acting on them raised the score), drops stale
+and low-quality entries, and ranks by tag similarity.
 """
 
 from __future__ import annotations
@@ -137,10 +138,12 @@ class MemoryStore:
         return True
 
     def usable(self, experience: Experience, now: datetime | None = None) -> bool:
-        """Fresh, good enough and carrying a lesson."""
+        """Fresh, good enough, carrying a lesson, and proven: a retry that acted on the lesson's issue raised
+        the score. An unproven lesson is not injected, so it cannot derail a later paper's first attempt."""
         created = datetime.fromisoformat(experience.created)
         fresh = (now or _now()) - created <= self.max_age
-        return fresh and experience.score >= self.min_score and bool(experience.lesson)
+        proven = experience.outcome == "improved"
+        return fresh and proven and experience.score >= self.min_score and bool(experience.lesson)
 
     def retrieve(self, step: str, tags: Sequence[str], now: datetime | None = None) -> list[Experience]:
         """The best experiences for `step`: most similar tags, then this paper's, then higher score, newer."""
