@@ -34,6 +34,7 @@ DATA_CUE = re.compile(
     re.I,
 )
 _SOURCE_WEIGHT = {"catalog": 3.0, "cue": 3.0, "table": 2.0}
+_JOINERS = frozenset({"of", "the", "and", "for", "on", "in", "de", "&"})
 _LEADING_WORDS = frozenset("As In On For With The Our Both All Each Using From And Or Of To A An".split())
 _ODD_CHARS = re.compile(r"[^A-Za-z0-9 .'\-+/&]")
 _SECTION_WORDS = re.compile(r"^(?:EXPERIMENTS?|DATASETS?|RESULTS?|EVALUATION|DISCUSSION|INTRODUCTION|METHODS?)$", re.I)
@@ -64,6 +65,8 @@ def is_name_shaped(token: str) -> bool:
         return False
     if any(_SECTION_WORDS.match(word) for word in words):
         return False
+    if any(word[0].islower() and word not in _JOINERS for word in words[1:]):
+        return False  # "PP from S", "Results per class": a phrase, not a name
     shaped = sum(c.isupper() for c in token) >= 2 or any(c.isdigit() for c in token)
     return len(token) >= 2 and shaped and any(c.isalpha() for c in token) and looks_like_non_dataset(token) is None
 
