@@ -132,3 +132,15 @@ def test_unparseable_step_is_logged_and_the_paper_continues(paper_pdf):
     assert records == []
     assert events.counts["parse_failed"] == 1
     assert [e["step"] for e in events.events if e["kind"] == "parse_failed"] == ["names"]
+
+
+def test_names_input_widens_with_its_character_budget(tmp_path):
+    from dsminer.programs.steps import names_inputs, shown_text
+    from tests.tools.conftest import build_pdf
+
+    sentences = " ".join(f"We evaluate on the Set{i:02d} benchmark with {i} examples." for i in range(80))
+    paper = parse_pdf(build_pdf(tmp_path / "long.pdf", ["4 Experiments\n\n" + sentences]))
+    narrow = names_inputs(paper, 100, max_chars=1000)
+    wide = names_inputs(paper, 100, max_chars=3000)
+    assert len(narrow["context"]) < 1200 and 2 * len(narrow["context"]) < len(wide["context"]) < 3600
+    assert narrow["candidates"] == wide["candidates"] and "Set00" in shown_text(narrow)

@@ -26,7 +26,7 @@ from dsminer.programs.steps import (
 from dsminer.runlog import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.benchmarks import BenchmarkCues, find_benchmark_cues
-from dsminer.tools.context import EVIDENCE_CHARS, dataset_evidence
+from dsminer.tools.context import CONTEXT_CHARS, EVIDENCE_CHARS, dataset_evidence
 from dsminer.tools.memory import compose_memory_block
 from dsminer.tools.pdf import ParsedPaper, first_pages_text
 from dsminer.tools.records import DatasetDetails, clean_list, clean_text
@@ -42,6 +42,7 @@ from dsminer.tools.reflection import (
 
 SUMMARY_CHARS = 600
 EVIDENCE_WIDENING = 600  # more evidence characters on each retry of a detail step
+CONTEXT_WIDENING = 1000  # more context characters on each retry of a names step
 
 
 @dataclass
@@ -196,7 +197,8 @@ class NamesStep(ModelStep):
         self.catalog = catalog
 
     def act(self, view: PaperView, params: StepInput, events: EventLog) -> list[Proposal] | None:
-        inputs = names_inputs(view.paper, params.max_sentences, params.keywords, self.catalog)
+        inputs = names_inputs(view.paper, params.max_sentences, params.keywords, self.catalog,
+                              CONTEXT_CHARS + CONTEXT_WIDENING * params.attempt)
         events.emit("names_input", paper=view.paper.file_name, step=self.name, attempt=params.attempt,
                     text=shown_text(inputs))
         prediction = self.ask(view, params, events, inputs)

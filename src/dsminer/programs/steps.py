@@ -14,7 +14,7 @@ from dspy.utils.exceptions import AdapterParseError
 from dsminer.runlog import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.candidates import find_candidates
-from dsminer.tools.context import build_paper_context
+from dsminer.tools.context import CONTEXT_CHARS, build_paper_context
 from dsminer.tools.pdf import ParsedPaper
 from dsminer.tools.records import DatasetDetails, refs_from_metadata
 from dsminer.tools.selection import Proposal, Selection, select_datasets
@@ -53,9 +53,9 @@ def is_backend_down(exc: Exception) -> bool:
 
 
 def names_inputs(paper: ParsedPaper, max_sentences: int, keywords: Sequence[str] = (),
-                 catalog: Iterable[str] = ()) -> dict[str, Any]:
-    """The names step's input: the paper context and the candidate names found by code."""
-    return {"context": build_paper_context(paper, max_sentences, tuple(keywords)),
+                 catalog: Iterable[str] = (), max_chars: int = CONTEXT_CHARS) -> dict[str, Any]:
+    """The names step's input: the paper context (about `max_chars`) and the candidate names found by code."""
+    return {"context": build_paper_context(paper, max_sentences, tuple(keywords), max_chars=max_chars),
             "candidates": [candidate.name for candidate in find_candidates(paper, catalog)]}
 
 
