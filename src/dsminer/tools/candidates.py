@@ -67,6 +67,8 @@ def is_name_shaped(token: str) -> bool:
         return False
     if any(word[0].islower() and word not in _JOINERS for word in words[1:]):
         return False  # "PP from S", "Results per class": a phrase, not a name
+    if any(word in _LEADING_WORDS for word in words[1:]) or re.search(r"[a-z]\.\s", token):
+        return False  # "Agreement The SemEval" runs across a boundary; "Yah. A" is a table abbreviation
     shaped = sum(c.isupper() for c in token) >= 2 or any(c.isdigit() for c in token)
     return len(token) >= 2 and shaped and any(c.isalpha() for c in token) and looks_like_non_dataset(token) is None
 
