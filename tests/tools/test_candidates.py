@@ -67,3 +67,14 @@ def test_candidates_are_capped_and_ranked(make_pdf):
     found = find_candidates(parse_pdf(make_pdf("whale.pdf", [PAPER])), limit=2)
     assert len(found) == 2
     assert found[0].score >= found[1].score
+
+
+@pytest.mark.parametrize("sentence, names", [
+    ("We evaluate on SST-2 and TREC.", ["SST-2", "TREC"]),
+    ("HumpBack 71.2 80.3 66.1 - 54.0 ReefSounds 60.2 - 55.5 70.1 49.9", ["HumpBack", "ReefSounds"]),
+    ("Our model named Songbird sings.", []),
+])
+def test_sentence_candidates(sentence, names):
+    from dsminer.tools.candidates import sentence_candidates
+
+    assert sentence_candidates(sentence) == names

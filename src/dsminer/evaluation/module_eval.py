@@ -9,6 +9,7 @@ import dspy
 from dsminer.evaluation.sentence_gold import SentenceExample, micro_scores, score_names
 from dsminer.programs.steps import STEP_TOKENS, proposals_of
 from dsminer.signatures import ClassifyDatasetNames
+from dsminer.tools.candidates import sentence_candidates
 
 
 def _dataset_names(prediction: dspy.Prediction | None) -> list[str]:
@@ -25,9 +26,9 @@ def sentence_f1(example: dspy.Example, prediction: dspy.Prediction, trace: objec
 
 
 def evaluate_name_step(examples: Sequence[SentenceExample], display_progress: bool = True) -> dict[str, float]:
-    """Run the name signature on each sentence (as a one-sentence context, no candidates) and return
-    micro P/R/F1 of the names it decided are datasets."""
-    devset = [dspy.Example(context=f"[p1] {ex.text}", candidates=[], gold_names=list(ex.names))
+    """Run the names step on each sentence as it runs on a paper (the sentence as context, the candidates
+    code finds in it) and return micro P/R/F1 of the names it decided are datasets."""
+    devset = [dspy.Example(context=f"[p1] {ex.text}", candidates=sentence_candidates(ex.text), gold_names=list(ex.names))
               .with_inputs("context", "candidates") for ex in examples]
     predictor = dspy.Predict(ClassifyDatasetNames, max_tokens=STEP_TOKENS["names"])
     evaluator = dspy.Evaluate(devset=devset, metric=sentence_f1, num_threads=1,

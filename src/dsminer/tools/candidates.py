@@ -98,6 +98,13 @@ def row_names(sentence: str) -> list[str]:
     return [name for name in (m.group(1) for m in _ROW_NAME.finditer(sentence)) if is_name_shaped(name)]
 
 
+def sentence_candidates(sentence: str) -> list[str]:
+    """The candidates one sentence offers on its own: names near data cues, or row labels of table text."""
+    found = candidate_names(sentence) if DATA_CUE.search(sentence) else []
+    found += row_names(sentence) if is_table_row_text(sentence) else []
+    return list(dict.fromkeys(found))
+
+
 def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES) -> list[Candidate]:
     """The paper's likeliest dataset names, best first: near data cues, in tables, or in the catalogue."""
     body = paper.body_sentences()
