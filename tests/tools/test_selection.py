@@ -86,3 +86,14 @@ def test_names_written_in_data_prose_rank_before_table_only_names():
     proposals = [Proposal("Alpha"), Proposal("OrcaSet")]
     selection = select_datasets(proposals, " ".join(sentences), cap=1, sentences=sentences)
     assert [d.name for d in selection.chosen] == ["OrcaSet"]
+
+
+def test_a_name_the_paper_calls_a_dataset_is_kept_whatever_non_model_kind_it_was_given():
+    sentences = ["We use the Amazon Review Polarity dataset.", "The dataset KanShan-Cup is large.",
+                 "BERT corpus statistics follow."]
+    text = " ".join(sentences)
+    proposals = [Proposal("Amazon Review Polarity", "metric"), Proposal("KanShan-Cup", "other"),
+                 Proposal("BERT", "model"), Proposal("Accuracy", "metric")]
+    selection = select_datasets(proposals, text, cap=5, sentences=sentences)
+    assert sorted(d.name for d in selection.chosen) == ["Amazon Review Polarity", "KanShan-Cup"]
+    assert dict(selection.dropped) == {"BERT": "kind model", "Accuracy": "kind metric"}

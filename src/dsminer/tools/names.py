@@ -145,6 +145,8 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "sentence", f"{name!r} is a phrase or sentence, not a name"
     if len(text.split()) > 1 and not re.search(r"[A-Z0-9]", text):
         return "generic", f"{name!r} is a generic phrase, not a name"
+    if re.search(r"[a-z]\.\s+[A-Z]\.?$", text):
+        return "abbreviation", f"{name!r} is a table abbreviation, not the dataset's name"
     if _TOOL_SUFFIX.search(text) or _CAMEL_TOOL_SUFFIX.search(text):
         return "tool", f"{name!r} is a tool, library or platform, not a dataset"
     if text in NOT_DATASETS:

@@ -110,6 +110,7 @@ _PROBLEM_ADVICE = {
     "generic": "they are generic phrases; give the dataset's own name",
     "sentence": "they are phrases or sentences; give only the name",
     "tool": "they are tools, libraries or platforms, not data",
+    "abbreviation": "they are abbreviations from a table; give the name the text writes",
 }
 
 

@@ -152,6 +152,18 @@ def checked_role(name: str, role: str, sentences: Sequence[str]) -> str:
     return role if role in ROLE_ORDER else "used"
 
 
+def written_as_data(name: str, sentences: Sequence[str]) -> bool:
+    """Whether the paper itself calls `name` data: "X dataset", "X corpus", "the X benchmark", "dataset X".
+    Such a name is a dataset whatever kind (other than a model) the names step gave it."""
+    pattern = name_pattern(name)
+    if pattern is None:
+        return False
+    noun = r"(?:data ?sets?|corpus|corpora|benchmarks?|collections?)"
+    around = re.compile(rf"(?:{pattern.pattern})\s+{noun}\b|\b{noun}\s+(?:called\s+|named\s+)?(?:{pattern.pattern})",
+                        re.I)
+    return any(around.search(sentence) for sentence in sentences)
+
+
 def in_data_prose(dataset: ChosenDataset, sentences: Sequence[str]) -> bool:
     """Whether the paper writes the dataset (or an alias) in a prose sentence with a data cue, not only in
     tables or in passing."""
@@ -163,14 +175,15 @@ def in_data_prose(dataset: ChosenDataset, sentences: Sequence[str]) -> bool:
 def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
                     sentences: Sequence[str] = ()) -> Selection:
     """The paper's datasets from the proposals: only kind "dataset", cleaned against the text, without
-    citations, generic phrases, tools, models, metrics or tasks; merged, then ranked created, used,
+    citations, generic phrases, tools, models, metrics or tasks (a name the paper calls a dataset, corpus
+    or benchmark counts as a dataset unless it was decided to be a model); merged, then ranked created, used,
     mentioned (within each, names written in prose with a data cue first, then more mentions first), then cut
     to `cap`. A "created" role stands only where one of the
     paper's `sentences` naming the dataset says the paper makes it."""
     selection = Selection()
     kept: list[tuple[str, str]] = []
     for proposal in proposals:
-        if proposal.kind != "dataset":
+        if proposal.kind != "dataset" and not (proposal.kind != "model" and written_as_data(proposal.name, sentences)):
             selection.dropped.append((proposal.name, f"kind {proposal.kind}"))
             continue
         problem = name_problem(proposal.name)
