@@ -24,6 +24,8 @@ PAPER = (
 
 @pytest.mark.parametrize("sentence, names", [
     ("We evaluate on SST-2, MR and TREC.", ["SST-2", "MR", "TREC"]),
+    ("We report results on SQuAD 2.0 and CoNLL 2003.", ["SQuAD 2.0", "CoNLL 2003"]),
+    ("Results on bAbI are shown.", ["bAbI"]),
     ("Results on the Penn Treebank are shown.", ["Penn Treebank"]),
     ("We use the Wall Street Journal corpus for training.", ["Wall Street Journal"]),
     ("We train BERT on our data.", []),

@@ -16,7 +16,9 @@ from dsminer.tools.pdf import ParsedPaper
 from dsminer.tools.text import name_pattern
 
 MAX_CANDIDATES = 12
-_TOKEN = r"[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*"
+# A name token: capitalised, or lower-case with an inner capital ("bAbI"); with an optional year or version
+# after a space ("CoNLL 2003", "SQuAD 2.0").
+_TOKEN = r"(?:[A-Z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*)(?:[-.][A-Za-z0-9]+)*(?:\s(?:19|20)\d\d\b|\s\d{1,2}\.\d\b)?"
 _LIST_AFTER = re.compile(
     rf"\b(?:on|using|from)\s+(?:the\s+)?({_TOKEN}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+)(?:the\s+)?{_TOKEN})*)"
 )
