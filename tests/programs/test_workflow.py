@@ -53,13 +53,19 @@ def test_names_step_is_offered_the_candidates_found_by_code(paper_pdf):
 
 
 def test_only_names_decided_as_datasets_become_records(paper_pdf):
-    answer = decisions(("ReefCount-3k", "dataset", "used"), ("KelpScenes", "task", "used"),
+    answer = decisions(("ReefCount-3k", "dataset", "used"), ("KelpScenes", "model", "used"),
                        ("Alan Turing", "other", "mentioned"))
     records, lm, events = run_s0(paper_pdf, [METADATA, answer, details()])
     assert [r.name for r in records] == ["ReefCount-3k"]
     assert len(lm.history) == 3
     dropped = next(e for e in events.events if e["kind"] == "result" and e["step"] == "names")["dropped"]
-    assert {d["name"]: d["reason"] for d in dropped} == {"KelpScenes": "kind task", "Alan Turing": "kind other"}
+    assert {d["name"]: d["reason"] for d in dropped} == {"KelpScenes": "kind model", "Alan Turing": "kind other"}
+
+
+def test_a_name_the_paper_calls_a_corpus_is_a_dataset_whatever_task_kind_it_was_given(paper_pdf):
+    answer = decisions(("ReefCount-3k", "dataset", "used"), ("KelpScenes", "task", "used"))
+    records, _, _ = run_s0(paper_pdf, [METADATA, answer, details(), details()])
+    assert [r.name for r in records] == ["ReefCount-3k", "KelpScenes"]  # "the KelpScenes corpus"
 
 
 def test_used_datasets_rank_before_mentioned_and_role_is_recorded(paper_pdf):
