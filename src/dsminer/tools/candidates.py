@@ -11,9 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from dsminer.tools.catalog import catalog_names_in
-from dsminer.tools.names import NOT_DATASETS, looks_like_non_dataset
+from dsminer.tools.names import NOT_DATASETS, count_mentions, looks_like_non_dataset
 from dsminer.tools.pdf import ParsedPaper
-from dsminer.tools.text import name_pattern
 
 MAX_CANDIDATES = 12
 # A name token: capitalised, or lower-case with an inner capital ("bAbI"); with an optional year or version
@@ -124,11 +123,7 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
             add(row_names(sentence), "table")
     add(_table_cells(paper), "table")
     add(catalog_names_in(text, catalog), "catalog")
-    found = [Candidate(name, _count(name, text), tuple(sorted(kinds))) for name, kinds in sources.values()]
+    found = [Candidate(name, count_mentions(name, text), tuple(sorted(kinds))) for name, kinds in sources.values()]
     found = [candidate for candidate in found if candidate.mentions]
     return sorted(found, key=lambda c: -c.score)[:limit]
 
-
-def _count(name: str, text: str) -> int:
-    pattern = name_pattern(name)
-    return len(pattern.findall(text)) if pattern else 0

@@ -69,7 +69,7 @@ def occurs_in(name: str, text: str) -> bool:
     return bool(pattern and pattern.search(text))
 
 
-def _count(name: str, text: str) -> int:
+def count_mentions(name: str, text: str) -> int:
     """How often `name` occurs in `text` (same matching as `occurs_in`)."""
     pattern = name_pattern(name)
     return len(pattern.findall(text)) if pattern else 0
@@ -93,7 +93,7 @@ def _without_footnote_digit(name: str, text: str) -> str:
     if not match:
         return name
     shorter = match.group(1)
-    longer_count, shorter_count = _count(name, text), _count(shorter, text)
+    longer_count, shorter_count = count_mentions(name, text), count_mentions(shorter, text)
     once = longer_count == 1 and shorter_count >= (2 if shorter[-1].islower() else 3)
     if shorter_count and (longer_count == 0 or once):
         logger.debug("name %r read as %r (footnote digit)", name, shorter)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from dsminer.schema import normalize_name
 from dsminer.tools.candidates import DATA_CUE, is_table_row_text
-from dsminer.tools.names import clean_name, name_problem
+from dsminer.tools.names import clean_name, count_mentions, name_problem
 from dsminer.tools.text import name_pattern
 
 ROLE_ORDER = {"created": 0, "used": 1, "mentioned": 2}
@@ -53,11 +53,6 @@ class Selection:
     chosen: list[ChosenDataset] = field(default_factory=list)
     capped: list[ChosenDataset] = field(default_factory=list)
     dropped: list[tuple[str, str]] = field(default_factory=list)
-
-
-def mentions(name: str, text: str) -> int:
-    pattern = name_pattern(name)
-    return len(pattern.findall(text)) if pattern else 0
 
 
 def base_key(name: str) -> str:
@@ -128,7 +123,7 @@ def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDatas
     merged = []
     for group in groups:
         members = [name for name, _ in group if name]
-        counts = {name: mentions(name, text) for name in members}
+        counts = {name: count_mentions(name, text) for name in members}
         display = max(members, key=lambda n: (counts[n], -len(n), -members.index(n)))
         role = min((role for _, role in group), key=lambda r: ROLE_ORDER.get(r, 3))
         aliases = tuple(name for name in members if name != display)
