@@ -10,7 +10,7 @@ from dsminer.tools.selection import (
 )
 
 TEXT = ("We evaluate on the Penn Treebank (PTB), on PTB again, on the CNN/DailyMail summarization dataset "
-        "and on CNN/DailyMail. We release OrcaSet, also at acme/OrcaSet. The Stanford Sentiment Treebank is "
+        "and on CNN/DailyMail. We release the OrcaSet corpus, also at acme/OrcaSet. The Stanford Sentiment Treebank is "
         "cited. We compare with BERT (Smith et al., 2015) on a large text dataset.")
 
 
@@ -80,12 +80,14 @@ def test_created_stands_only_where_the_paper_says_so(sentence, role):
     assert checked_role("OrcaSet", "mentioned", [sentence]) == "mentioned"
 
 
-def test_names_written_in_data_prose_rank_before_table_only_names():
-    sentences = ["We evaluate on OrcaSet.", "Alpha 71.2 80.3 66.1 - 54.0 Beta 60.1 - 55.2 70.1 49.9",
-                 "Alpha Alpha Alpha Alpha appear here."]
-    proposals = [Proposal("Alpha"), Proposal("OrcaSet")]
-    selection = select_datasets(proposals, " ".join(sentences), cap=1, sentences=sentences)
-    assert [d.name for d in selection.chosen] == ["OrcaSet"]
+def test_only_names_the_prose_writes_beside_a_data_noun_are_kept():
+    sentences = ["We evaluate on the OrcaSet benchmark.", "Alpha 71.2 80.3 66.1 - 54.0 Beta 60.1 - 55.2 70.1 49.9",
+                 "Alpha Alpha Alpha Alpha appear here.", "The benchmark of GammaNet results follows.",
+                 "We train the DeltaNet model on OrcaSet data.", "OrcaSet and the WhaleBank corpus are both used."]
+    proposals = [Proposal("Alpha"), Proposal("WhaleBank"), Proposal("OrcaSet"), Proposal("DeltaNet")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert [d.name for d in selection.chosen] == ["OrcaSet", "WhaleBank"]  # two data sentences before one
+    assert dict(selection.dropped) == {"Alpha": "not written as data", "DeltaNet": "not written as data"}
 
 
 def test_a_name_the_paper_calls_a_dataset_is_kept_whatever_non_model_kind_it_was_given():

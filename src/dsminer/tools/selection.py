@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dsminer.schema import normalize_name
-from dsminer.tools.candidates import DATA_CUE, is_table_row_text
+from dsminer.tools.candidates import is_table_row_text
 from dsminer.tools.names import clean_name, count_mentions, name_problem
 from dsminer.tools.text import name_pattern
 
@@ -24,6 +24,7 @@ _CREATION_CUE = re.compile(
     r"(?:data ?set|corpus|benchmark|collection|treebank)|\bwe\s+(?:make|made)\s+\w+\s+(?:publicly\s+)?available",
     re.I,
 )
+_DATA_NOUN = re.compile(r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|collections?)\b", re.I)
 _FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "a", "an", "&"})
 
 
@@ -159,22 +160,27 @@ def written_as_data(name: str, sentences: Sequence[str]) -> bool:
     return any(around.search(sentence) for sentence in sentences)
 
 
-def in_data_prose(dataset: ChosenDataset, sentences: Sequence[str]) -> bool:
-    """Whether the paper writes the dataset (or an alias) in a prose sentence with a data cue, not only in
-    tables or in passing."""
+def data_sentences(dataset: ChosenDataset, sentences: Sequence[str]) -> int:
+    """How many prose sentences (not table text) write the dataset, or an alias, beside a data noun: "dataset",
+    "corpus", "benchmark", "treebank", "collection". The paper's own words that the name is data."""
     patterns = [p for p in map(name_pattern, (dataset.name, *dataset.aliases)) if p is not None]
-    return any(DATA_CUE.search(s) and not is_table_row_text(s) and any(p.search(s) for p in patterns)
-               for s in sentences)
+    return sum(1 for s in sentences
+               if _DATA_NOUN.search(s) and not is_table_row_text(s) and any(p.search(s) for p in patterns))
 
 
 def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
-                    sentences: Sequence[str] = ()) -> Selection:
-    """The paper's datasets from the proposals: only kind "dataset", cleaned against the text, without
-    citations, generic phrases, tools, models, metrics or tasks (a name the paper calls a dataset, corpus
-    or benchmark counts as a dataset unless it was decided to be a model); merged, then ranked created, used,
-    mentioned (within each, names written in prose with a data cue first, then more mentions first), then cut
-    to `cap`. A "created" role stands only where one of the
-    paper's `sentences` naming the dataset says the paper makes it."""
+                    sentences: Sequence[str]) -> Selection:
+    """The paper's datasets from the proposals, by the paper's own words:
+
+    - only kind "dataset", cleaned against the text, without citations, generic phrases, tools, models,
+      metrics or tasks (a name the paper calls a dataset, corpus or benchmark counts as a dataset unless it
+      was decided to be a model);
+    - merged with their aliases; kept only if a prose sentence of the paper (one of `sentences`) writes
+      it beside a data noun: a name seen only in tables or only beside model words is a model, a method
+      or a table label far more often than a dataset;
+    - ranked created, used, mentioned (a "created" role stands only where a sentence naming the dataset
+      says the paper makes it), then by how many sentences call it data, then by mentions; cut to `cap`.
+    """
     selection = Selection()
     kept: list[tuple[str, str]] = []
     for proposal in proposals:
@@ -187,7 +193,13 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
             selection.dropped.append((proposal.name, problem[0] if problem else "not in the paper text or generic"))
             continue
         kept.append((name, checked_role(name, proposal.role, sentences)))
-    merged = merge_names(kept, paper_text)
-    ranked = sorted(merged, key=lambda d: (ROLE_ORDER.get(d.role, 3), not in_data_prose(d, sentences), -d.mentions))
+    support: dict[str, int] = {}
+    for dataset in merge_names(kept, paper_text):
+        support[dataset.name] = data_sentences(dataset, sentences)
+        if support[dataset.name] == 0:
+            selection.dropped.append((dataset.name, "not written as data"))
+        else:
+            selection.chosen.append(dataset)
+    ranked = sorted(selection.chosen, key=lambda d: (ROLE_ORDER.get(d.role, 3), -support[d.name], -d.mentions))
     selection.chosen, selection.capped = ranked[:cap], ranked[cap:]
     return selection
