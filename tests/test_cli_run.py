@@ -80,8 +80,8 @@ def test_run_survives_a_corrupt_pdf_and_logs_everything(tmp_path, corpus, monkey
     with FakeOpenAI([scripted] * 20) as fake:
         result = invoke("run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model",
                         "--out", "out", "--tracking-uri", uri, "--no-progress")
-    assert result.exit_code == 0, result.output
-    assert re.search(r"2 records from 2 papers \(1 failed\)", result.output)
+    assert result.exit_code == 2, result.output  # finished, with a failed paper
+    assert re.search(r"2 records from 2 papers \(0 partial, 1 failed\)", result.output)
     records = [DatasetRecord.model_validate_json(x) for x in Path("out/results.jsonl").read_text().splitlines()]
     assert {r.evidence.source for r in records} == {"a.pdf", "b.pdf"}
     manifest = json.loads(Path("out/manifest.json").read_text())
@@ -101,7 +101,7 @@ def test_rerun_into_the_same_directory_resumes_without_duplicates(tmp_path, corp
         args = ("run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model", "--out", "out",
                 "--tracking-uri", uri, "--no-progress")
         assert invoke(*args, "--limit", "1").exit_code == 0
-        assert invoke(*args).exit_code == 0
+        assert invoke(*args).exit_code == 2  # broken.pdf fails
         calls = len(fake.requests)
     lines = Path("out/results.jsonl").read_text().splitlines()
     assert len(lines) == 2 and len({json.loads(x)["dataset_id"] for x in lines}) == 2

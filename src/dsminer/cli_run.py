@@ -112,14 +112,20 @@ def progress_bar(papers: Sequence):
 
 
 def report(outcome: RunOutcome) -> None:
+    """The run's summary lines; exit code 2 when papers failed (a resume processes them again)."""
     m = outcome.metrics
-    typer.echo(f"{int(m.get('records', 0))} records from {int(m.get('papers_ok', 0))} papers "
-               f"({int(m.get('papers_failed', 0))} failed), {m.get('llm_calls_per_paper', 0)} LLM calls and "
-               f"{m.get('seconds_per_paper', 0)} s per paper")
+    done = int(m.get("papers_ok", 0)) + int(m.get("papers_partial", 0))
+    typer.echo(f"{int(m.get('records', 0))} records from {done} papers "
+               f"({int(m.get('papers_partial', 0))} partial, {int(m.get('papers_failed', 0))} failed), "
+               f"{m.get('llm_calls_per_paper', 0)} LLM calls and {m.get('seconds_per_paper', 0)} s per paper")
     for failed in outcome.failed:
-        typer.echo(f"  failed: {failed['file']}: {failed['reason']}")
+        typer.echo(f"  {failed['status']}: {failed['file']}: {failed['reason']}")
     typer.echo(f"results: {outcome.out_dir / 'results.jsonl'}")
     typer.echo(f"mlflow run: {outcome.run_id}")
+    if m.get("papers_failed"):
+        typer.echo(f"{int(m['papers_failed'])} papers failed; run again with --out {outcome.out_dir} to retry them",
+                   err=True)
+        raise typer.Exit(code=2)
 
 
 def demo(
@@ -133,7 +139,7 @@ def demo(
     sample_dir = out / "sample-papers"
     with user_errors():
         write_sample_papers(sample_dir)
-        run_dir = out / default_out_dir("s0").name
+        run_dir = default_out_dir("s0", parent=out)
         settings = load_settings(config, condition="s0", out_dir=run_dir, backend={"kind": "local"})
         outcome = execute(settings, sample_dir)
     report(outcome)

@@ -39,6 +39,8 @@ class BackendSettings(BaseModel):
     response_schema: bool = True  # send each step's JSON schema as the response format (llama.cpp, vLLM)
     request_timeout_s: float = Field(900.0, gt=0)
     connect_timeout_s: float = Field(5.0, gt=0)
+    fault_retries: int = Field(3, ge=0, le=10)  # retries of a call after a connection, timeout, 429 or 5xx fault
+    fault_backoff_s: float = Field(2.0, ge=0.0, le=60.0)  # first wait before such a retry, doubled each time
     n_ctx: int = Field(8192, ge=512)
     n_parallel: int = Field(1, ge=1)
     n_threads: int | None = Field(None, ge=1)
@@ -67,6 +69,8 @@ class Settings(BaseSettings):
     max_records_per_paper: int = Field(5, ge=1, le=100)
     context_sentences: int = Field(40, ge=5, le=400)
     adapter: Literal["json", "chat"] = "json"
+    paper_timeout_s: float | None = Field(1800.0, gt=0)  # a paper still running after this fails
+    stop_after_failed_papers: int = Field(3, ge=1)  # papers in a row failed by the endpoint before the run stops
     out_dir: Path | None = None
     metadata_file: Path | None = None
     catalog_dir: Path | None = None

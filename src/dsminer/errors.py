@@ -64,6 +64,10 @@ class RunNotFoundError(DsminerError):
     """A run id or run directory that names no run."""
 
 
+class RunLockedError(DsminerError):
+    """A run directory another dsminer process is writing to."""
+
+
 class RunFileError(FileLineError):
     """A malformed line in one of a run's artifact files."""
 

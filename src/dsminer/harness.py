@@ -16,8 +16,9 @@ import mlflow
 
 from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
-from dsminer.errors import DsminerError
+from dsminer.errors import ConfigError, DsminerError
 from dsminer.evaluation import tracking
+from dsminer.faults import EndpointError, PaperGuard, describe, guarding
 from dsminer.runlog import EventLog
 from dsminer.runstore import RunStore, environment_snapshot, run_metrics
 from dsminer.schema import DatasetRecord
@@ -38,8 +39,19 @@ class RunOutcome:
     status: str = "finished"
 
 
-def default_out_dir(condition: str) -> Path:
-    return Path("runs") / f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-{condition}"
+def default_out_dir(condition: str, parent: Path = Path("runs")) -> Path:
+    """A new run directory `<parent>/<time>-<condition>`, suffixed when another run started the same second;
+    created here, so two runs never share one."""
+    parent.mkdir(parents=True, exist_ok=True)
+    stem = f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-{condition}"
+    for number in range(1, 1000):
+        directory = parent / (stem if number == 1 else f"{stem}-{number}")
+        try:
+            directory.mkdir()
+            return directory
+        except FileExistsError:
+            continue
+    raise DsminerError(f"cannot create a new run directory under {parent}")
 
 
 def run_condition(
@@ -53,65 +65,124 @@ def run_condition(
 ) -> RunOutcome:
     """Process each paper with `program` under `lm`; resumable from the output directory.
 
-    With `nested`, the run is a child of the active MLflow run (an experiment's parent run)."""
+    The directory is locked for the run. A resume (an existing directory) must have the same condition and
+    model; it repairs the files a kill may have left, skips committed papers and continues the same MLflow
+    run. With `nested`, a new run is a child of the active MLflow run (an experiment's parent run)."""
     store = RunStore(settings.out_dir or default_out_dir(settings.condition))
+    with store.locked():
+        store.repair()
+        previous = store.read_manifest()
+        check_resumable(previous, settings, model_info, store.directory)
+        return _run_locked(settings, corpus, program, lm, model_info, store, previous, progress, nested)
+
+
+def check_resumable(previous: dict[str, Any] | None, settings: Settings, model_info: dict[str, str],
+                    directory: Path) -> None:
+    """Refuse to resume a run of another condition or model into the same directory (one line)."""
+    if not previous:
+        return
+    differs = [f"{key} {previous.get(key)!r} there, {value!r} now"
+               for key, value in (("condition", settings.condition), ("model", model_info["model"]))
+               if previous.get(key) not in (None, value)]
+    if differs:
+        raise ConfigError(f"{directory} holds another run ({'; '.join(differs)}): use another --out")
+
+
+def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], program: dspy.Module, lm: dspy.LM,
+                model_info: dict[str, str], store: RunStore, previous: dict[str, Any] | None,
+                progress: Callable[[Sequence[CorpusPaper]], Any] | None, nested: bool) -> RunOutcome:
     events = EventLog(store.events_path, span_sink=tracking.event_to_span)
     experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
     todo = [paper for paper in corpus if paper.path.name not in store.done_papers()]
-    manifest = store.start_manifest(settings, model_info, environment_snapshot(), mlflow.get_tracking_uri())
+    manifest = store.start_manifest(settings, model_info, environment_snapshot(), mlflow.get_tracking_uri(), previous)
     folders = {str(paper.path.parent.absolute()) for paper in corpus}
     manifest["corpus_dir"] = folders.pop() if len(folders) == 1 else None
     outcome = RunOutcome(store.directory, None)
-    run_name = f"{settings.condition}-{store.directory.name}"
-    with mlflow.start_run(run_name=run_name, experiment_id=experiment_id, nested=nested,
-                          tags={"condition": settings.condition, "model": model_info["model"]}) as run:
+    resumed_id = tracking.existing_run_id((previous or {}).get("mlflow", {}), mlflow.get_tracking_uri())
+    start = ({"run_id": resumed_id} if resumed_id else
+             {"run_name": f"{settings.condition}-{store.directory.name}", "experiment_id": experiment_id,
+              "tags": {"condition": settings.condition, "model": model_info["model"]}})
+    start["nested"] = nested
+    with mlflow.start_run(**start) as run:
         outcome.run_id = run.info.run_id
         store.note_mlflow(manifest, experiment_id, run.info.run_id, settings.experiment)
-        mlflow.log_params(settings.as_params())
+        tracking.log_new_params(run.info.run_id, settings.as_params())
         mlflow.dspy.autolog()
         started = time.monotonic()
         try:
             with dspy.context(lm=lm):
+                down = 0
                 for paper in progress(todo) if progress else todo:
-                    _process_paper(paper, program, lm, store, events, settings)
+                    down = down + 1 if _process_paper(paper, program, lm, store, events, settings) == "endpoint_failed" else 0
+                    if down >= settings.stop_after_failed_papers:
+                        raise EndpointError(f"stopped: the endpoint failed on {down} papers in a row (last: "
+                                            f"{store.read_papers()[-1]['reason']}); run again with the same --out "
+                                            "to resume", fatal=True)
         except KeyboardInterrupt:
             outcome.status = "interrupted"
             raise
+        except EndpointError:
+            outcome.status = "stopped"
+            raise
         finally:
-            _finish(store, manifest, events, outcome, time.monotonic() - started, program_metrics(program))
+            _finish(store, manifest, outcome, time.monotonic() - started, program_metrics(program))
     return outcome
 
 
 def _process_paper(paper: CorpusPaper, program: dspy.Module, lm: dspy.LM, store: RunStore,
-                   events: EventLog, settings: Settings) -> None:
+                   events: EventLog, settings: Settings) -> str:
+    """Process one paper and commit its status (and records); return the status: ok, partial or failed.
+
+    A paper whose steps all answered is `ok`; one with a failed step keeps its records and is `partial`;
+    an endpoint that stays down, the time limit, an unreadable PDF or an unexpected error make it `failed`
+    with the reason (a resume processes it again). A fatal endpoint error is raised after the paper is
+    written, since no later paper can succeed either."""
     name = paper.path.name
     meter = UsageMeter(lm.history)
-    started = time.monotonic()
+    guard = PaperGuard(settings.backend.fault_retries, settings.backend.fault_backoff_s, settings.paper_timeout_s)
     with mlflow.start_span(name=f"paper:{name}") as span:
         span.set_inputs({"file": name, "condition": settings.condition})
         events.emit("observation", paper=name, step="parse", path=str(paper.path))
         try:
-            parsed = parse_pdf(paper.path)
-            records: list[DatasetRecord] = program(paper=parsed, supplied=paper.refs, events=events).records
-        except DsminerError as exc:
-            _paper_failed(store, events, name, str(exc), meter.take(), time.monotonic() - started)
+            with guarding(guard):
+                parsed = parse_pdf(paper.path)
+                records: list[DatasetRecord] = program(paper=parsed, supplied=paper.refs, events=events).records
+        except EndpointError as exc:
+            _paper_failed(store, events, name, str(exc), meter.take(), guard)
+            span.set_status("ERROR")
             span.set_outputs({"status": "failed", "reason": str(exc)})
-            return
-        written = store.append_records(records)
+            if exc.fatal:
+                raise
+            return "endpoint_failed"
+        except DsminerError as exc:
+            _paper_failed(store, events, name, str(exc), meter.take(), guard)
+            span.set_status("ERROR")
+            span.set_outputs({"status": "failed", "reason": str(exc)})
+            return "failed"
+        except Exception as exc:  # noqa: BLE001  (one paper's bug must not end the run)
+            log.exception("%s: unexpected error", name)
+            _paper_failed(store, events, name, f"unexpected error: {describe(exc)}", meter.take(), guard)
+            span.set_status("ERROR")
+            return "failed"
+        status = "partial" if guard.failed_steps else "ok"
+        reason = f"failed steps: {', '.join(guard.failed_steps)}" if guard.failed_steps else None
         used = meter.take()
-        seconds = time.monotonic() - started
-        store.append_paper({"file": name, "status": "ok", "records": written, "seconds": round(seconds, 2),
+        seconds = round(time.monotonic() - guard.started, 2)
+        written = store.commit_paper(records, {
+            "file": name, "status": status, "seconds": seconds, "llm_calls": used.calls,
+            "prompt_tokens": used.prompt_tokens, "completion_tokens": used.completion_tokens,
+            "endpoint_retries": guard.endpoint_retries, "answer_retries": guard.answer_retries, "reason": reason})
+        events.emit("paper_done", paper=name, status=status, records=written, seconds=seconds, llm_calls=used.calls)
+        span.set_outputs({"status": status, "records": written, "llm_calls": used.calls})
+        return status
+
+
+def _paper_failed(store: RunStore, events: EventLog, name: str, reason: str, used: Usage, guard: PaperGuard) -> None:
+    log.warning("%s: %s", name, reason)
+    store.commit_paper([], {"file": name, "status": "failed", "seconds": round(time.monotonic() - guard.started, 2),
                             "llm_calls": used.calls, "prompt_tokens": used.prompt_tokens,
-                            "completion_tokens": used.completion_tokens, "reason": None})
-        events.emit("paper_done", paper=name, records=written, seconds=round(seconds, 2), llm_calls=used.calls)
-        span.set_outputs({"status": "ok", "records": written, "llm_calls": used.calls})
-
-
-def _paper_failed(store: RunStore, events: EventLog, name: str, reason: str, used: Usage, seconds: float) -> None:
-    log.warning("%s", reason)
-    store.append_paper({"file": name, "status": "failed", "records": 0, "seconds": round(seconds, 2),
-                        "llm_calls": used.calls, "prompt_tokens": used.prompt_tokens,
-                        "completion_tokens": used.completion_tokens, "reason": reason})
+                            "completion_tokens": used.completion_tokens, "endpoint_retries": guard.endpoint_retries,
+                            "answer_retries": guard.answer_retries, "reason": reason})
     events.emit("paper_failed", paper=name, reason=reason)
 
 
@@ -121,16 +192,21 @@ def program_metrics(program: dspy.Module) -> dict[str, float]:
     return {key: float(value) for key, value in report().items()} if callable(report) else {}
 
 
-def _finish(store: RunStore, manifest: dict[str, Any], events: EventLog, outcome: RunOutcome, wall_s: float,
+def _finish(store: RunStore, manifest: dict[str, Any], outcome: RunOutcome, wall_s: float,
             extra: dict[str, float] | None = None) -> None:
-    """Write the manifest and log metrics and artifacts, whether the run ended well or not."""
-    metrics = {**run_metrics(store.read_records(), store.read_papers(), events.counts, wall_s), **(extra or {})}
+    """Write the manifest and log metrics and artifacts, whether the run ended well or not. The metrics
+    cover the whole run, every invocation of a resumed one included."""
+    counts = store.event_counts()
+    metrics = {**run_metrics(store.read_records(), store.read_papers(), counts, wall_s), **(extra or {})}
     outcome.metrics = metrics
-    outcome.failed = [{"file": p["file"], "reason": p["reason"]} for p in store.read_papers() if p["status"] == "failed"]
-    store.finish_manifest(manifest, metrics, outcome.failed, outcome.status, dict(events.counts))
+    outcome.failed = [{"file": p["file"], "status": p["status"], "reason": p["reason"]}
+                      for p in store.read_papers() if p["status"] in ("failed", "partial")]
+    store.finish_manifest(manifest, metrics, outcome.failed, outcome.status, counts)
     try:
         tracking.log_metrics(metrics)
         tracking.log_outputs(store.directory)
     except Exception as exc:  # noqa: BLE001  (the files on disk are the record; MLflow is the copy)
         log.error("could not log the run to MLflow: %s", exc)
     mlflow.set_tag("status", outcome.status)
+    if outcome.status != "finished":
+        mlflow.end_run(status="KILLED" if outcome.status == "interrupted" else "FAILED")

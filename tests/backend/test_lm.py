@@ -44,12 +44,14 @@ def test_openai_backend_needs_api_base():
             pass
 
 
-def test_lm_sends_sampling_controls_and_retries_a_server_error():
+def test_lm_sends_sampling_controls_and_leaves_retries_to_the_paper_guard():
     replies = [lambda body: (500, {"error": {"message": "overloaded"}}),
                lambda body: (200, chat_reply("[[ ## answer ## ]]\nblue\n\n[[ ## completed ## ]]"))]
     with FakeOpenAI(replies) as fake:
         with open_backend(openai_settings(fake.api_base, temperature=0.0, max_tokens=64, seed=7)) as backend:
             with dspy.context(lm=backend.lm):
+                with pytest.raises(dspy.utils.exceptions.LMServerError):
+                    dspy.Predict("question -> answer")(question="sky colour?")
                 answer = dspy.Predict("question -> answer")(question="sky colour?").answer
     assert answer == "blue"
     assert len(fake.requests) == 2

@@ -105,7 +105,7 @@ def scored(gold_file, write_run, record, paper):
         record("renamed.pdf", "MNIST", title="Beta: A paper", link="https://github.com/zalandoresearch/fashion-mnist"),
         record("x.pdf", "COCO", title="Not in the gold"),
     ]
-    papers = [paper("a.pdf"), paper("b.pdf"), paper("x.pdf")]
+    papers = [paper("a.pdf"), paper("b.pdf"), paper("renamed.pdf"), paper("x.pdf")]
     return score_run(load_run(str(write_run("s1a", records, papers))), load_gold(gold_file))
 
 

@@ -115,10 +115,10 @@ def test_missing_detail_fields_retry_centred_on_the_dataset(paper_pdf):
 
 
 def test_unparseable_metadata_is_retried_with_more_text(paper_pdf):
-    answers = [{"nothing": "here"}, {"nothing": "here"}, METADATA, names("ReefCount-3k", "KelpScenes"),
-               details(), details()]
+    answers = [{"nothing": "here"}] * 4 + [METADATA, names("ReefCount-3k", "KelpScenes"), details(), details()]
     records, _, events, agent = run_agent(paper_pdf, answers, supplied=None, retry_budget=1)
     assert records[0].paper_refs.title == METADATA["title"]
+    assert len(of_kind(events, "answer_retry", "metadata")) == 1  # the guard's one retry of a malformed answer
     retry = of_kind(events, "retry", "metadata")[0]
     assert retry["params"]["max_chars"] > 2500
     assert agent.tools.stats["metadata"].failures == 1 and agent.tools.stats["metadata"].retries == 1

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from dsminer.config import DEFAULT_TRACKING_URI
 from dsminer.errors import RunFileError, RunNotFoundError
 from dsminer.jsonl import iter_json_objects
-from dsminer.runstore import latest_per_file
+from dsminer.runstore import committed_records, latest_per_file
 from dsminer.schema import DatasetRecord
 
 logger = logging.getLogger(__name__)
@@ -66,12 +66,13 @@ def read_run_dir(directory: Path, run_id: str | None = None) -> RunData:
     manifest = _read_manifest(directory / "manifest.json")
     mlflow_info = manifest.get("mlflow") or {}
     results = directory / "results.jsonl"
+    papers = latest_per_file(row for _, row in _read_jsonl(directory / "papers.jsonl"))
     records = [_parse_record(row, results, number) for number, row in _read_jsonl(results)]
     return RunData(
         label=str(manifest.get("condition") or directory.name),
         directory=directory,
-        records=records,
-        papers=latest_per_file(row for _, row in _read_jsonl(directory / "papers.jsonl")),
+        records=committed_records(records, papers),
+        papers=papers,
         events=[row for _, row in _read_jsonl(directory / "events.jsonl")],
         manifest=manifest,
         run_id=run_id or mlflow_info.get("run_id"),
@@ -90,7 +91,7 @@ def assign_labels(runs: list[RunData]) -> None:
     labels = [run.label for run in runs]
     for index, run in enumerate(runs):
         if labels.count(run.label) > 1:
-            run.label = f"{run.label}#{index + 1}"
+            run.label = f"{run.label}-{index + 1}"  # a valid MLflow metric-name part
 
 
 def _download_run(run_id: str, tracking_uri: str) -> Path:
@@ -135,7 +136,7 @@ def _read_manifest(path: Path) -> dict:
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict]]:
     """The (line number, object) pairs of a JSONL file; blank lines skipped, absent file = none."""
-    return list(iter_json_objects(path, RunFileError)) if path.is_file() else []
+    return list(iter_json_objects(path, RunFileError, torn_tail=True)) if path.is_file() else []
 
 
 def _parse_record(row: dict, path: Path, line: int) -> DatasetRecord:

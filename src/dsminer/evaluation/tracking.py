@@ -9,6 +9,7 @@ from typing import Any
 
 import mlflow
 from mlflow.entities import SpanEvent
+from mlflow.exceptions import MlflowException
 
 from dsminer.config import DEFAULT_ARTIFACT_ROOT, DEFAULT_TRACKING_URI
 
@@ -35,6 +36,28 @@ def use_experiment(tracking_uri: str | None, name: str) -> str:
         experiment_id = experiment.experiment_id
     mlflow.set_experiment(experiment_id=experiment_id)
     return experiment_id
+
+
+def existing_run_id(mlflow_info: dict[str, Any], tracking_uri: str) -> str | None:
+    """The MLflow run an earlier invocation of a run directory opened, when it is in this tracking store."""
+    run_id = mlflow_info.get("run_id")
+    if not run_id or mlflow_info.get("tracking_uri") not in (None, tracking_uri):
+        return None
+    try:
+        mlflow.MlflowClient().get_run(run_id)
+    except MlflowException:
+        return None
+    return run_id
+
+
+def log_new_params(run_id: str, params: dict[str, str]) -> None:
+    """Log the parameters the run does not have yet; a resume with another value of one (say, --limit)
+    keeps the first and warns."""
+    logged = mlflow.MlflowClient().get_run(run_id).data.params
+    changed = sorted(key for key, value in params.items() if key in logged and logged[key] != value)
+    if changed:
+        log.warning("resumed with other values of %s; the run keeps its first values", ", ".join(changed))
+    mlflow.log_params({key: value for key, value in params.items() if key not in logged})
 
 
 def event_to_span(event: dict[str, Any]) -> None:

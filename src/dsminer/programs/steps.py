@@ -1,6 +1,6 @@
-"""What every condition shares around its model calls: how a predictor is called (an action event, and
-a failure turned into an empty result rather than a lost paper), what the names step reads, and how its
-decisions become the paper's datasets."""
+"""What every condition shares around its model calls: how a predictor is called (an action event, faults
+retried under the paper's guard, a failed step turned into an empty result), what the names step reads,
+and how its decisions become the paper's datasets."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import dspy
-from dspy.utils.exceptions import AdapterParseError
 
+from dsminer.faults import StepFailure, current_guard
 from dsminer.runlog import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.candidates import find_candidates
@@ -27,29 +27,23 @@ STEP_TOKENS = {"metadata": 256, "names": 450, "details": 160, "reflection": 160}
 
 def run_step(predictor: dspy.Predict, events: EventLog, paper: ParsedPaper, step: str, inputs: Mapping[str, Any],
              config: Mapping[str, Any] | None = None, **action: Any) -> dspy.Prediction | None:
-    """Call one predictor; a failure is an event (`parse_failed` for an unparseable answer, else
-    `step_failed`) and an empty result, never a lost paper.
+    """Call one predictor under the paper's guard (see `dsminer.faults`).
 
-    `config` goes to the LM call (e.g. a `rollout_id`); `action` adds fields to the action event.
+    An endpoint fault is retried with backoff and then ends the paper (`EndpointError`); a malformed
+    answer is retried once and then the step fails: a `parse_failed` or `step_failed` event and an empty
+    result, and the paper is written `partial`. `config` goes to the LM call (e.g. a `rollout_id`);
+    `action` adds fields to the action event.
     """
     sizes = {k: len(v) for k, v in inputs.items() if isinstance(v, (str, list))}
     events.emit("action", paper=paper.file_name, step=step, inputs=sizes, **action)
+    guard = current_guard()
     try:
-        return predictor(**inputs, config=dict(config)) if config else predictor(**inputs)
-    except Exception as exc:  # noqa: BLE001  (adapter parse errors, backend errors on one call)
-        if is_backend_down(exc):
-            raise
-        first_line = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
-        log.warning("%s: step %s failed: %s", paper.file_name, step, first_line)
-        kind = "parse_failed" if isinstance(exc, AdapterParseError) else "step_failed"
-        events.emit(kind, paper=paper.file_name, step=step, error=f"{type(exc).__name__}: {exc}"[:300])
+        return guard.call(lambda: predictor(**inputs, config=dict(config)) if config else predictor(**inputs),
+                          step, lambda kind, **fields: events.emit(kind, paper=paper.file_name, step=step, **fields))
+    except StepFailure as failure:
+        log.warning("%s: step %s failed: %s", paper.file_name, step, failure.reason)
+        events.emit(failure.kind, paper=paper.file_name, step=step, error=failure.reason[:300])
         return None
-
-
-def is_backend_down(exc: Exception) -> bool:
-    """Connection failures end the run (they would fail every paper); parse failures do not."""
-    name = type(exc).__name__
-    return name in {"APIConnectionError", "ServiceUnavailableError", "AuthenticationError"}
 
 
 def names_inputs(paper: ParsedPaper, max_sentences: int, keywords: Sequence[str] = (),

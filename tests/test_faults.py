@@ -1,0 +1,282 @@
+"""Faults where they happen in a real run: an endpoint that fails mid-run, a kill between writes, a torn line,
+a second process on the same run directory. Against the fake OpenAI-compatible server on 127.0.0.1."""
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from dspy.utils.exceptions import AdapterParseError, LMAuthError, LMInvalidRequestError, LMProviderError, LMServerError
+from typer.testing import CliRunner
+
+from dsminer.cli import app
+from dsminer.faults import EndpointError, PaperGuard, PaperTimeout, StepFailure
+from dsminer.harness import default_out_dir
+from dsminer.runstore import RunStore
+from tests.fake_openai import FakeOpenAI, scripted
+from tests.test_cli_run import one_page_pdf
+
+runner = CliRunner()
+CALLS_PER_PAPER = 3  # metadata, names, one detail call
+
+
+def fail(status: int):
+    return lambda body: (status, {"error": {"message": f"failure {status}"}})
+
+
+def malformed(body):
+    return 200, "this is not JSON {"
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    for name in ("a.pdf", "b.pdf", "c.pdf", "d.pdf"):
+        one_page_pdf(folder / name, ["Counting Fish", "We evaluate on the ReefCount-3k dataset of reef images."])
+    return folder
+
+
+@pytest.fixture
+def run_in(tmp_path, monkeypatch):
+    """`run` against a server, into tmp/out, with no wait between fault retries."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DSMINER_BACKEND__FAULT_BACKOFF_S", "0")
+
+    def invoke(corpus: Path, fake: FakeOpenAI, *extra: str):
+        return runner.invoke(app, ["run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model",
+                                   "--out", "out", "--tracking-uri", f"sqlite:///{tmp_path}/mlflow.db",
+                                   "--no-progress", *extra])
+    return invoke
+
+
+def papers(out: Path = Path("out")) -> dict[str, dict]:
+    return {row["file"]: row for row in RunStore(out).read_papers()}
+
+
+def records(out: Path = Path("out")) -> list[str]:
+    return sorted(f"{r.evidence.source}:{r.name}" for r in RunStore(out).read_records())
+
+
+def uninterrupted(corpus: Path, run_in) -> list[str]:
+    with FakeOpenAI([scripted] * 40) as fake:
+        assert run_in(corpus, fake, "--out", "whole").exit_code == 0
+    return records(Path("whole"))
+
+
+@pytest.mark.parametrize("fault", [fail(500), fail(503), fail(429)], ids=["500", "503", "429"])
+def test_an_endpoint_fault_mid_run_fails_that_paper_and_a_resume_redoes_it(corpus, run_in, fault):
+    # a.pdf answers; b.pdf meets the fault on its names step four times (the call and 3 retries)
+    replies = [scripted] * (CALLS_PER_PAPER + 1) + [fault] * 4 + [scripted] * 20
+    with FakeOpenAI(replies) as fake:
+        result = run_in(corpus, fake)
+    assert result.exit_code == 2, result.output
+    assert "(0 partial, 1 failed)" in result.output
+    status = papers()
+    assert status["b.pdf"]["status"] == "failed" and status["b.pdf"]["endpoint_retries"] == 3
+    assert "endpoint failed 4 times at step names" in status["b.pdf"]["reason"]
+    assert {status[name]["status"] for name in ("a.pdf", "c.pdf", "d.pdf")} == {"ok"}
+    with FakeOpenAI([scripted] * 20) as fake:
+        assert run_in(corpus, fake).exit_code == 0
+        assert len(fake.requests) == CALLS_PER_PAPER  # only b.pdf again
+    assert records() == uninterrupted(corpus, run_in)
+
+
+def test_a_fault_that_clears_within_the_retries_loses_nothing(corpus, run_in):
+    replies = [scripted] * CALLS_PER_PAPER + [fail(503), fail(503)] + [scripted] * 20
+    with FakeOpenAI(replies) as fake:
+        assert run_in(corpus, fake).exit_code == 0
+    assert papers()["b.pdf"]["status"] == "ok" and papers()["b.pdf"]["endpoint_retries"] == 2
+
+
+def test_an_endpoint_down_for_papers_in_a_row_stops_the_run_with_one_line(corpus, run_in):
+    with FakeOpenAI([scripted] * CALLS_PER_PAPER) as fake:  # then every call gets HTTP 500
+        result = run_in(corpus, fake)
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: stopped: the endpoint failed on 3 papers in a row")
+    assert [row["status"] for row in papers().values()] == ["ok", "failed", "failed", "failed"]
+    manifest = json.loads(Path("out/manifest.json").read_text())
+    assert manifest["status"] == "stopped"
+
+
+def test_a_server_gone_mid_run_fails_the_papers_then_stops(corpus, run_in):
+    fake = FakeOpenAI()
+
+    def answer_then_go_away(body):
+        def close() -> None:
+            fake.server.shutdown()
+            fake.server.server_close()  # later connections are refused
+        threading.Thread(target=close).start()
+        return scripted(body)
+    fake.replies = [scripted] * (CALLS_PER_PAPER - 1) + [answer_then_go_away]
+    with fake:
+        result = run_in(corpus, fake)
+    assert result.exit_code == 1 and "stopped" in result.output
+    assert papers()["a.pdf"]["status"] == "ok"
+    assert "LMTransportError" in papers()["b.pdf"]["reason"]
+
+
+def test_an_auth_error_stops_the_run_at_once(corpus, run_in):
+    with FakeOpenAI([scripted] * CALLS_PER_PAPER + [fail(401)] * 10) as fake:
+        result = run_in(corpus, fake)
+        assert len(fake.requests) == CALLS_PER_PAPER + 1  # not retried
+    assert result.exit_code == 1 and "LMAuthError HTTP 401" in result.output
+    assert papers()["b.pdf"]["status"] == "failed" and "c.pdf" not in papers()
+
+
+def test_a_malformed_body_is_retried_once_then_the_step_fails_and_the_paper_is_partial(corpus, run_in):
+    once = [scripted] * CALLS_PER_PAPER + [malformed] + [scripted] * 20
+    with FakeOpenAI(once) as fake:
+        assert run_in(corpus, fake).exit_code == 0
+    assert papers()["b.pdf"]["status"] == "ok" and papers()["b.pdf"]["answer_retries"] == 1
+
+    twice = [scripted] * CALLS_PER_PAPER + [scripted, malformed, malformed] + [scripted] * 20
+    with FakeOpenAI(twice) as fake:
+        result = run_in(corpus, fake, "--out", "second")
+    assert result.exit_code == 0 and "(1 partial, 0 failed)" in result.output
+    row = papers(Path("second"))["b.pdf"]
+    assert row["status"] == "partial" and row["reason"] == "failed steps: names"
+
+
+def test_an_unexpected_error_in_one_paper_does_not_end_the_run(corpus, run_in, monkeypatch):
+    import dsminer.harness as harness
+
+    real = harness.parse_pdf
+
+    def broken_for_c(path):
+        if Path(path).name == "c.pdf":
+            raise OSError("disk read failed")
+        return real(path)
+    monkeypatch.setattr(harness, "parse_pdf", broken_for_c)
+    with FakeOpenAI([scripted] * 20) as fake:
+        result = run_in(corpus, fake)
+    assert result.exit_code == 2
+    assert papers()["c.pdf"]["reason"] == "unexpected error: OSError: disk read failed"
+    assert papers()["d.pdf"]["status"] == "ok"
+
+
+def test_a_kill_between_records_and_status_then_resume_gives_the_records_of_an_uninterrupted_run(corpus, run_in):
+    with FakeOpenAI([scripted] * 40) as fake:
+        assert run_in(corpus, fake, "--limit", "2").exit_code == 0
+    store = RunStore(Path("out"))
+    # b.pdf's status line is lost (the kill came after its records), and the records file ends torn
+    lines = store.papers_path.read_text().split("\n")
+    store.papers_path.write_text("\n".join(line for line in lines if '"b.pdf"' not in line))
+    with store.results_path.open("a") as handle:
+        handle.write('{"dataset_id": "torn')
+    assert records() == ["a.pdf:ReefCount-3k"]  # b.pdf's records are not committed
+    with FakeOpenAI([scripted] * 40) as fake:
+        assert run_in(corpus, fake).exit_code == 0
+    assert records() == uninterrupted(corpus, run_in)
+    assert len(store.results_path.read_text().splitlines()) == 4
+
+
+def test_a_torn_status_line_and_a_line_separator_in_metadata_resume_cleanly(corpus, run_in):
+    (corpus / "metadata.jsonl").write_text(json.dumps({"file": "a.pdf", "title": "Fish\u2028Counting"}) + "\n")
+    with FakeOpenAI([scripted] * 40) as fake:
+        assert run_in(corpus, fake, "--limit", "2").exit_code == 0
+    with Path("out/papers.jsonl").open("a") as handle:
+        handle.write('{"file": "c.pdf", "sta')
+    with FakeOpenAI([scripted] * 40) as fake:
+        result = run_in(corpus, fake)
+    assert result.exit_code == 0, result.output
+    assert [row["status"] for row in papers().values()] == ["ok"] * 4
+    assert "Fish\u2028Counting" in Path("out/results.jsonl").read_text()
+
+
+def test_a_second_run_on_a_locked_directory_gets_one_line(corpus, run_in):
+    store = RunStore(Path("out"))
+    with store.locked(), FakeOpenAI([scripted] * 20) as fake:
+        result = run_in(corpus, fake)
+    assert result.exit_code == 1 and "in use by another dsminer run" in result.output
+
+
+def test_a_resume_with_another_condition_is_refused(corpus, run_in):
+    with FakeOpenAI([scripted] * 40) as fake:
+        assert run_in(corpus, fake, "--limit", "1").exit_code == 0
+        result = run_in(corpus, fake, "--condition", "s1a")
+    assert result.exit_code == 1 and "holds another run (condition 's0' there, 's1a' now)" in result.output
+
+
+def test_a_resume_continues_the_same_mlflow_run_with_whole_run_metrics(corpus, run_in, tmp_path):
+    import mlflow
+
+    with FakeOpenAI([scripted] * 40) as fake:
+        assert run_in(corpus, fake, "--limit", "1").exit_code == 0
+        first = json.loads(Path("out/manifest.json").read_text())["mlflow"]["run_id"]
+        assert run_in(corpus, fake).exit_code == 0
+    manifest = json.loads(Path("out/manifest.json").read_text())
+    assert manifest["mlflow"]["run_id"] == first and len(manifest["resumed_at"]) == 1
+    run = mlflow.MlflowClient(f"sqlite:///{tmp_path}/mlflow.db").get_run(first)
+    assert run.info.status == "FINISHED"
+    assert run.data.metrics["papers"] == 4 and run.data.metrics["llm_calls"] == 4 * CALLS_PER_PAPER
+    assert manifest["event_counts"]["paper_done"] == 4
+
+
+def test_run_directories_started_in_the_same_second_differ(tmp_path):
+    made = {default_out_dir("s0", parent=tmp_path) for _ in range(3)}
+    assert len(made) == 3 and all(path.is_dir() for path in made)
+
+
+class TestGuard:
+    """The bounds of one paper's calls, on exceptions of the installed DSPy."""
+
+    def guard(self, **extra) -> tuple[PaperGuard, list[float], list[str]]:
+        waits: list[float] = []
+        guard = PaperGuard(fault_retries=3, backoff_s=1.0, sleep=waits.append, **extra)
+        return guard, waits, []
+
+    def test_transient_faults_back_off_then_fail_the_paper(self):
+        guard, waits, _ = self.guard()
+        emitted = []
+
+        def attempt():
+            raise LMServerError("overloaded", status=503)
+        with pytest.raises(EndpointError, match="endpoint failed 4 times at step names: LMServerError HTTP 503"):
+            guard.call(attempt, "names", lambda kind, **f: emitted.append(kind))
+        assert waits == [1.0, 2.0, 4.0] and emitted == ["endpoint_retry"] * 3 and guard.endpoint_retries == 3
+
+    def test_a_retry_after_hint_is_honoured(self):
+        guard, waits, _ = self.guard()
+        answers = iter([LMServerError("busy", status=429, retry_after=7.0), "ok"])
+
+        def attempt():
+            value = next(answers)
+            if isinstance(value, Exception):
+                raise value
+            return value
+        assert guard.call(attempt, "names", lambda *a, **k: None) == "ok" and waits == [7.0]
+
+    def test_auth_is_fatal_and_not_retried(self):
+        guard, waits, _ = self.guard()
+        with pytest.raises(EndpointError) as info:
+            guard.call(lambda: (_ for _ in ()).throw(LMAuthError("bad key", status=401)), "names", lambda *a, **k: None)
+        assert info.value.fatal and waits == []
+
+    @pytest.mark.parametrize("exc, kind", [
+        (LMProviderError("not JSON", status=200), "step_failed"),
+        (AdapterParseError("JSONAdapter", __import__("dspy").Signature("a -> b"), "junk"), "parse_failed"),
+    ])
+    def test_a_malformed_answer_is_retried_once_then_the_step_fails(self, exc, kind):
+        guard, _, _ = self.guard()
+        calls = []
+
+        def attempt():
+            calls.append(1)
+            raise exc
+        with pytest.raises(StepFailure) as info:
+            guard.call(attempt, "details", lambda *a, **k: None)
+        assert info.value.kind == kind and len(calls) == 2 and guard.failed_steps == ["details"]
+
+    def test_a_refused_request_fails_the_step_without_retry(self):
+        guard, _, _ = self.guard()
+        with pytest.raises(StepFailure):
+            guard.call(lambda: (_ for _ in ()).throw(LMInvalidRequestError("too long", status=400)), "names",
+                       lambda *a, **k: None)
+        assert guard.answer_retries == 0 and guard.endpoint_retries == 0
+
+    def test_the_time_limit_fails_the_paper_before_the_next_call(self):
+        guard, _, _ = self.guard(time_limit_s=0.000001)
+        with pytest.raises(PaperTimeout, match="time limit"):
+            guard.call(lambda: "never", "names", lambda *a, **k: None)
