@@ -205,10 +205,11 @@ def environment_snapshot() -> dict[str, Any]:
 
 def run_metrics(records: list[DatasetRecord], papers: list[dict[str, Any]], event_counts: Mapping[str, int],
                 wall_s: float) -> dict[str, float]:
-    """The run-level metrics logged to MLflow and kept in the manifest."""
+    """The run-level metrics, computed from the run's files: logged to MLflow and kept in the manifest at the
+    run's end, and used by `runs`, `summarize` and `compare`."""
     n_records = len(records)
-    ok = [p for p in papers if p["status"] == "ok"]
-    partial = [p for p in papers if p["status"] == "partial"]
+    ok = [p for p in papers if p.get("status", "ok") == "ok"]
+    partial = [p for p in papers if p.get("status") == "partial"]
     rate = (lambda hits: round(hits / n_records, 4) if n_records else 0.0)
     processed = max(len(papers), 1)
     return {
@@ -216,18 +217,18 @@ def run_metrics(records: list[DatasetRecord], papers: list[dict[str, Any]], even
         "papers_failed": len(papers) - len(ok) - len(partial),
         "papers_with_records": len({r.evidence.source for r in records}),
         "datasets_per_paper": round(n_records / max(len(ok) + len(partial), 1), 3),
-        "link_rate": rate(sum(r.dataset_link is not None for r in records)),
+        "link_rate": rate(sum(bool(r.dataset_link) for r in records)),
         "platform_rate": rate(sum(r.platform != "unspecified" for r in records)),
-        "content_rate": rate(sum(bool(r.dataset_describe.content) for r in records)),
+        "content_rate": rate(sum(bool((r.dataset_describe.content or "").strip()) for r in records)),
         "evidence_rate": rate(sum(r.evidence.page is not None for r in records)),
-        "llm_calls": sum(p["llm_calls"] for p in papers),
-        "prompt_tokens": sum(p["prompt_tokens"] for p in papers),
-        "completion_tokens": sum(p["completion_tokens"] for p in papers),
-        "llm_calls_per_paper": round(sum(p["llm_calls"] for p in papers) / processed, 3),
-        "prompt_tokens_per_paper": round(sum(p["prompt_tokens"] for p in papers) / processed, 1),
-        "completion_tokens_per_paper": round(sum(p["completion_tokens"] for p in papers) / processed, 1),
+        "llm_calls": sum(p.get("llm_calls", 0) for p in papers),
+        "prompt_tokens": sum(p.get("prompt_tokens", 0) for p in papers),
+        "completion_tokens": sum(p.get("completion_tokens", 0) for p in papers),
+        "llm_calls_per_paper": round(sum(p.get("llm_calls", 0) for p in papers) / processed, 3),
+        "prompt_tokens_per_paper": round(sum(p.get("prompt_tokens", 0) for p in papers) / processed, 1),
+        "completion_tokens_per_paper": round(sum(p.get("completion_tokens", 0) for p in papers) / processed, 1),
         "wall_time_s": round(wall_s, 2),
-        "seconds_per_paper": round(sum(p["seconds"] for p in papers) / processed, 2),
+        "seconds_per_paper": round(sum(p.get("seconds", 0) for p in papers) / processed, 2),
         "links_rejected": event_counts.get("link_rejected", 0),
         "evidence_missing": event_counts.get("evidence_missing", 0),
         "step_failures": event_counts.get("step_failed", 0) + event_counts.get("parse_failed", 0),

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dsminer.evaluation.runs import RunData, paper_file, processed_files
+from dsminer.runstore import run_metrics
 from dsminer.schema import DatasetRecord
 
 logger = logging.getLogger(__name__)
@@ -24,25 +25,27 @@ TOP_PAPERS = 5
 def summarize_run(run: RunData) -> dict[str, Any]:
     """Compute the summary metrics of one run (rates are shares of records, 0.0 when there are none).
 
-    datasets_per_paper is records over the papers processed without failure, papers with no records
-    included, as in the run's own manifest metric.
+    The counts and rates are the run's own metrics (`runstore.run_metrics`, the one function the run's end,
+    `runs`, `summarize` and `compare` share), computed from the run's files.
     """
     records = run.records
     per_paper = Counter(paper_file(record) for record in records)
-    processed = set(processed_files(run)) | set(per_paper)
-    failed = {str(row.get("file")) for row in run.papers if row.get("status") == "failed"}
+    listed = {str(row.get("file")) for row in run.papers}
+    papers = [*run.papers, *({"file": name, "status": "ok"} for name in sorted(set(processed_files(run))
+                                                                                | set(per_paper)) if name not in listed)]
+    metrics = run_metrics(records, papers, event_counts(run.events), wall_s=0.0)
     return {
         "label": run.label,
         "condition": run.condition,
         "run_id": run.run_id,
-        "record_count": len(records),
-        "papers_processed": len(processed),
-        "papers_failed": len(failed),
+        "record_count": metrics["records"],
+        "papers_processed": metrics["papers"],
+        "papers_failed": metrics["papers_failed"],
         "unique_papers": len(per_paper),
-        "datasets_per_paper": _share(len(records), len(processed - failed)),
-        "link_rate": _rate(records, lambda r: bool(r.dataset_link)),
-        "platform_rate": _rate(records, lambda r: r.platform != "unspecified"),
-        "content_rate": _rate(records, lambda r: _filled(r.dataset_describe.content)),
+        "datasets_per_paper": metrics["datasets_per_paper"],
+        "link_rate": metrics["link_rate"],
+        "platform_rate": metrics["platform_rate"],
+        "content_rate": metrics["content_rate"],
         "field_nonempty_rates": field_nonempty_rates(records),
         "top_papers": [{"paper": name, "records": count} for name, count in _top(per_paper)],
         "event_counts": event_counts(run.events),
