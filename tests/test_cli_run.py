@@ -90,6 +90,11 @@ def test_run_survives_a_corrupt_pdf_and_logs_everything(tmp_path, corpus, monkey
     run = mlflow.MlflowClient(uri).get_run(manifest["mlflow"]["run_id"])
     assert run.data.tags["condition"] == "s0"
     assert run.data.metrics["papers_failed"] == 1 and run.data.metrics["llm_calls"] == 6
+    (corpus_input,) = run.inputs.dataset_inputs
+    assert corpus_input.dataset.name == "corpus" and json.loads(corpus_input.dataset.source)["uri"].endswith("papers")
+    corpus_table = mlflow.artifacts.load_dict(f"{run.info.artifact_uri}/corpus.json")
+    assert sorted(corpus_table["data"], key=str)[0][0] == "a.pdf" and len(corpus_table["data"]) == 3
+    assert mlflow.artifacts.load_dict(f"{run.info.artifact_uri}/program_state.json")
     listing = invoke("runs", "--tracking-uri", uri)
     assert listing.exit_code == 0 and manifest["mlflow"]["run_id"][:8] in listing.output
 

@@ -280,3 +280,39 @@ class TestGuard:
         guard, _, _ = self.guard(time_limit_s=0.000001)
         with pytest.raises(PaperTimeout, match="time limit"):
             guard.call(lambda: "never", "names", lambda *a, **k: None)
+
+
+def test_four_workers_give_the_records_of_one_and_keep_every_line_and_trace_on_its_paper(tmp_path, run_in):
+    import mlflow
+
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for number in range(8):
+        one_page_pdf(folder / f"p{number}.pdf", ["Counting Fish", f"Part {number}: we evaluate on the ReefCount-3k dataset."])
+    with FakeOpenAI([scripted] * 100) as fake:
+        assert run_in(folder, fake, "--out", "serial").exit_code == 0
+        assert run_in(folder, fake, "--workers", "4").exit_code == 0
+    assert records() == records(Path("serial"))
+    rows = papers()
+    assert len(rows) == 8 and all(row["llm_calls"] == CALLS_PER_PAPER for row in rows.values())
+    events = [json.loads(line) for line in Path("out/events.jsonl").read_text().splitlines()]  # no torn lines
+    assert sorted(e["paper"] for e in events if e["kind"] == "paper_done") == sorted(rows)
+    run_id = json.loads(Path("out/manifest.json").read_text())["mlflow"]["run_id"]
+    client = mlflow.MlflowClient(f"sqlite:///{tmp_path}/mlflow.db")
+    traces = client.search_traces(locations=[client.get_run(run_id).info.experiment_id],
+                                  filter_string=f"metadata.mlflow.sourceRun = '{run_id}'", max_results=50)
+    assert len(traces) == 8
+    for trace in traces:
+        root = next(span for span in trace.data.spans if span.parent_id is None)
+        paper = root.name.removeprefix("paper:")
+        on_spans = {event.attributes.get("paper") for span in trace.data.spans for event in span.events}
+        assert on_spans == {paper}
+
+
+def test_an_agent_condition_with_two_workers_gives_the_records_of_one(corpus, run_in):
+    with FakeOpenAI([scripted] * 200) as fake:
+        assert run_in(corpus, fake, "--condition", "s1a", "--out", "serial").exit_code == 0
+        assert run_in(corpus, fake, "--condition", "s1a", "--workers", "2").exit_code == 0
+    assert records() == records(Path("serial")) and len(records()) == 4
+    serial = {name: row["llm_calls"] for name, row in papers(Path("serial")).items()}
+    assert {name: row["llm_calls"] for name, row in papers().items()} == serial

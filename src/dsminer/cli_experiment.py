@@ -30,12 +30,14 @@ def experiment(
     api_base: Annotated[Optional[str], typer.Option("--api-base", help="OpenAI-compatible endpoint (implies the openai backend).")] = None,
     model: Annotated[Optional[str], typer.Option("--model", help="Served model name.")] = None,
     tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Papers processed at once in each condition (default 1).")] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar over papers.")] = True,
 ) -> None:
     """Run several conditions on one corpus as child runs of one MLflow parent run, then evaluate and compare."""
     with user_errors():
         backend = backend_flags(None, api_base, model)
-        settings = [load_settings(config, condition=c.strip(), limit=limit, tracking_uri=tracking_uri, backend=backend)
+        settings = [load_settings(config, condition=c.strip(), limit=limit, tracking_uri=tracking_uri, backend=backend,
+                                  workers=workers)
                     for c in conditions.split(",") if c.strip()]
         folder = out or Path("runs") / f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-experiment"
         summary = run_experiment(settings, pdf_dir, folder, gold, progress)

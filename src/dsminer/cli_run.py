@@ -45,12 +45,17 @@ def run(
     quality_threshold: Annotated[Optional[float], typer.Option("--quality-threshold", help="Agent: retry a step scored under this (default 0.6).")] = None,
     memory: Annotated[Optional[bool], typer.Option("--memory/--no-memory", help="Agent: inject lessons from memory into prompts (default on).")] = None,
     reflection: Annotated[Optional[str], typer.Option("--reflection", help="Agent: rule, llm or selective (default: the condition's own).")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Papers processed at once (default 1); the local model gets as many slots.")] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar over papers.")] = True,
 ) -> None:
-    """Extract dataset records from every PDF in PDF_DIR under one condition, logged as one MLflow run."""
+    """Extract dataset records from every PDF in PDF_DIR under one condition, logged as one MLflow run.
+
+    Exit code 0 when every paper is ok or partial, 2 when some failed (run again with the same --out to
+    retry them), 1 on a user error or when the run stopped (the endpoint down)."""
     with user_errors():
         settings = load_settings(
             config, condition=condition, limit=limit, out_dir=out, max_records_per_paper=max_records,
+            workers=workers,
             metadata_file=metadata, tracking_uri=tracking_uri, experiment=experiment,
             backend=backend_flags(backend, api_base, model),
             agent={"retry_budget": retry_budget, "quality_threshold": quality_threshold, "memory": memory,
@@ -67,7 +72,7 @@ def configured_backend(settings: Settings) -> Iterator[Backend]:
 
     from dsminer.backend.lm import open_backend
 
-    with open_backend(settings.backend) as backend:
+    with open_backend(settings.backend, slots=settings.workers) as backend:
         dspy.configure(lm=backend.lm, adapter=build_adapter(settings))
         yield backend
 

@@ -69,6 +69,7 @@ class Settings(BaseSettings):
     max_records_per_paper: int = Field(5, ge=1, le=100)
     context_sentences: int = Field(40, ge=5, le=400)
     adapter: Literal["json", "chat"] = "json"
+    workers: int = Field(1, ge=1, le=64)  # papers processed at once (the local model gets as many slots)
     paper_timeout_s: float | None = Field(1800.0, gt=0)  # a paper still running after this fails
     stop_after_failed_papers: int = Field(3, ge=1)  # papers in a row failed by the endpoint before the run stops
     out_dir: Path | None = None

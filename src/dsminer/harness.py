@@ -3,9 +3,12 @@ and log the run (params, metrics, traces, artifacts) to MLflow."""
 
 from __future__ import annotations
 
+import contextvars
 import logging
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -107,17 +110,12 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], program: dspy
         outcome.run_id = run.info.run_id
         store.note_mlflow(manifest, experiment_id, run.info.run_id, settings.experiment)
         tracking.log_new_params(run.info.run_id, settings.as_params())
+        if not resumed_id:
+            tracking.log_reproducibility([paper.path for paper in corpus], program)
         mlflow.dspy.autolog()
         started = time.monotonic()
         try:
-            with dspy.context(lm=lm):
-                down = 0
-                for paper in progress(todo) if progress else todo:
-                    down = down + 1 if _process_paper(paper, program, lm, store, events, settings) == "endpoint_failed" else 0
-                    if down >= settings.stop_after_failed_papers:
-                        raise EndpointError(f"stopped: the endpoint failed on {down} papers in a row (last: "
-                                            f"{store.read_papers()[-1]['reason']}); run again with the same --out "
-                                            "to resume", fatal=True)
+            process_papers(todo, program, lm, store, events, settings, progress)
         except KeyboardInterrupt:
             outcome.status = "interrupted"
             raise
@@ -127,6 +125,62 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], program: dspy
         finally:
             _finish(store, manifest, outcome, time.monotonic() - started, program_metrics(program))
     return outcome
+
+
+class _Sized:
+    """An iterator with a length, for a progress bar over papers in the order they finish."""
+
+    def __init__(self, items: Iterator[Any], size: int) -> None:
+        self.items, self.size = items, size
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.items
+
+    def __len__(self) -> int:
+        return self.size
+
+
+def process_papers(todo: Sequence[CorpusPaper], program: dspy.Module, lm: dspy.LM, store: RunStore,
+                   events: EventLog, settings: Settings,
+                   progress: Callable[[Sequence[CorpusPaper]], Any] | None = None) -> None:
+    """Process the papers, `settings.workers` at a time, and stop the run when the endpoint failed on
+    `settings.stop_after_failed_papers` papers in a row (in the order they finished).
+
+    Parallel papers share the program (its counters and memory are thread-safe) and each thread has its
+    own copy of the LM, so the calls, tokens and events of a paper stay that paper's."""
+    down = 0
+
+    def finished(status: str) -> None:
+        nonlocal down
+        down = down + 1 if status == "endpoint_failed" else 0
+        if down >= settings.stop_after_failed_papers:
+            raise EndpointError(f"stopped: the endpoint failed on {down} papers in a row (last: "
+                                f"{store.read_papers()[-1]['reason']}); run again with the same --out to resume",
+                                fatal=True)
+
+    if settings.workers == 1:
+        with dspy.context(lm=lm):
+            for paper in progress(todo) if progress else todo:
+                finished(_process_paper(paper, program, lm, store, events, settings))
+        return
+    local = threading.local()
+
+    def work(paper: CorpusPaper) -> str:
+        if not hasattr(local, "lm"):
+            local.lm = lm.copy()
+        with dspy.context(lm=local.lm):
+            return _process_paper(paper, program, local.lm, store, events, settings)
+
+    pool = ThreadPoolExecutor(settings.workers, thread_name_prefix="dsminer-paper")
+    futures = [pool.submit(contextvars.copy_context().run, work, paper) for paper in todo]
+    try:
+        done = _Sized(as_completed(futures), len(futures))
+        for future in progress(done) if progress else done:
+            finished(future.result())
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)  # papers in flight finish and are committed
+        raise
+    pool.shutdown()
 
 
 def _process_paper(paper: CorpusPaper, program: dspy.Module, lm: dspy.LM, store: RunStore,

@@ -7,6 +7,7 @@ import json
 import os
 import platform
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -44,6 +45,7 @@ class RunStore:
         self.papers_path = self.directory / "papers.jsonl"
         self.events_path = self.directory / "events.jsonl"
         self.manifest_path = self.directory / "manifest.json"
+        self._commit_lock = threading.Lock()
 
     def read_records(self) -> list[DatasetRecord]:
         """The records of committed papers."""
@@ -72,16 +74,17 @@ class RunStore:
 
     def commit_paper(self, records: Iterable[DatasetRecord], row: Mapping[str, Any]) -> int:
         """Write a paper's records not already present (by `dataset_id`), then its status line, which commits
-        them; return how many records were written."""
-        seen = {record.dataset_id for record in self.read_records()}
-        fresh = []
-        for record in records:
-            if record.dataset_id not in seen:
-                seen.add(record.dataset_id)
-                fresh.append(record)
-        _append(self.results_path, [record.model_dump_json() for record in fresh])
-        _append(self.papers_path, [json.dumps({**row, "records": len(fresh)}, ensure_ascii=False)])
-        return len(fresh)
+        them; return how many records were written. One paper at a time (papers may finish in parallel)."""
+        with self._commit_lock:
+            seen = {record.dataset_id for record in self.read_records()}
+            fresh = []
+            for record in records:
+                if record.dataset_id not in seen:
+                    seen.add(record.dataset_id)
+                    fresh.append(record)
+            _append(self.results_path, [record.model_dump_json() for record in fresh])
+            _append(self.papers_path, [json.dumps({**row, "records": len(fresh)}, ensure_ascii=False)])
+            return len(fresh)
 
     @contextmanager
     def locked(self) -> Iterator[None]:

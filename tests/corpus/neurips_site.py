@@ -31,6 +31,7 @@ class Route:
     slow_requests: int | None = None  # only the first N requests are delayed (None: all)
     declared_length: int | None = None  # a Content-Length other than len(body): truncation
     fail_first: int = 0  # answer 503 to the first N requests
+    location: str | None = None  # a Location header (a redirect, with status 301 to 308)
 
 
 @dataclass
@@ -72,12 +73,15 @@ class FakeSiteHandler(BaseHTTPRequestHandler):
         if seen <= route.fail_first:
             self._answer(503, b"busy", "text/plain")
             return
-        self._answer(route.status, route.body, route.content_type, route.declared_length)
+        self._answer(route.status, route.body, route.content_type, route.declared_length, route.location)
 
-    def _answer(self, status: int, body: bytes, content_type: str, declared: int | None = None) -> None:
+    def _answer(self, status: int, body: bytes, content_type: str, declared: int | None = None,
+                location: str | None = None) -> None:
         try:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
+            if location:
+                self.send_header("Location", location)
             self.send_header("Content-Length", str(declared if declared is not None else len(body)))
             self.end_headers()
             self.wfile.write(body)

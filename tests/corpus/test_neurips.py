@@ -149,6 +149,61 @@ def test_pdf_url_outside_http_is_refused(fake_site: FakeSite, tmp_path: Path) ->
     assert files_of(tmp_path / "out", PAPERS[0]) == []
 
 
+def test_a_pdf_over_the_cap_is_refused_and_the_rest_continue(fake_site: FakeSite, tmp_path: Path) -> None:
+    publish(fake_site, YEAR, PAPERS[:2])
+    size = len(fake_site.routes[PAPERS[0].pdf_path(YEAR)].body)
+
+    report = run(fake_site, tmp_path, max_pdf_bytes=size - 1)
+
+    assert (page_url(fake_site, PAPERS[0]), f"PDF: larger than the {size - 1}-byte cap ({size} bytes)") in report.failed
+    assert fake_site.count(PAPERS[0].pdf_path(YEAR)) == 1  # not retried
+    assert files_of(tmp_path, PAPERS[0]) == []
+
+
+def test_a_page_over_the_cap_is_refused(fake_site: FakeSite, tmp_path: Path) -> None:
+    publish(fake_site, YEAR, PAPERS[:1])
+    route = fake_site.routes[PAPERS[0].page_path(YEAR)]
+
+    report = run(fake_site, tmp_path, max_page_bytes=len(route.body) - 1)
+
+    assert report.failed == [(page_url(fake_site, PAPERS[0]), f"page: larger than the {len(route.body) - 1}-byte cap"
+                              f" ({len(route.body)} bytes)")]
+
+
+def test_an_off_site_redirect_is_refused(fake_site: FakeSite, tmp_path: Path) -> None:
+    publish(fake_site, YEAR, PAPERS[:2])
+    elsewhere = fake_site.base_url.replace("127.0.0.1", "localhost") + PAPERS[0].pdf_path(YEAR)
+    fake_site.routes[PAPERS[0].pdf_path(YEAR)] = Route(b"", status=302, location=elsewhere)
+
+    report = run(fake_site, tmp_path)
+
+    assert report.failed == [(page_url(fake_site, PAPERS[0]), "PDF: redirected off-site to localhost")]
+    assert report.downloaded == [page_url(fake_site, PAPERS[1])]
+
+
+def test_a_listing_link_to_another_host_is_refused(fake_site: FakeSite, tmp_path: Path) -> None:
+    publish(fake_site, YEAR, PAPERS[:2])
+    listing = fake_site.routes[f"/paper_files/paper/{YEAR}"]
+    listing.body = listing.body.replace(f'href="{PAPERS[0].page_path(YEAR)}"'.encode(),
+                                        f'href="http://localhost:1{PAPERS[0].page_path(YEAR)}"'.encode())
+
+    report = run(fake_site, tmp_path)
+
+    [(url, reason)] = report.failed
+    assert url.startswith("http://localhost:1/") and reason == "page: off-site link to localhost (only 127.0.0.1)"
+    assert report.downloaded == [page_url(fake_site, PAPERS[1])]
+
+
+def test_an_unknown_charset_is_read_as_utf8(fake_site: FakeSite, tmp_path: Path) -> None:
+    publish(fake_site, YEAR, PAPERS[:1])
+    fake_site.routes[f"/paper_files/paper/{YEAR}"].content_type = "text/html; charset=x-no-such-charset"
+    fake_site.routes[PAPERS[0].page_path(YEAR)].content_type = "text/html; charset=x-no-such-charset"
+
+    report = run(fake_site, tmp_path)
+
+    assert report.downloaded == [page_url(fake_site, PAPERS[0])] and report.failed == []
+
+
 def test_slow_response_times_out_and_is_retried_a_bounded_number_of_times(
     fake_site: FakeSite, tmp_path: Path
 ) -> None:

@@ -61,8 +61,10 @@ def build_lm(settings: BackendSettings, api_base: str) -> dspy.LM:
 
 
 @contextmanager
-def open_backend(settings: BackendSettings) -> Iterator[Backend]:
-    """Start the local model server, or check the remote endpoint, and yield the LM."""
+def open_backend(settings: BackendSettings, slots: int = 1) -> Iterator[Backend]:
+    """Start the local model server, or check the remote endpoint, and yield the LM.
+
+    The local server gets `slots` parallel slots (at least `n_parallel`), each with a context of `n_ctx`."""
     if settings.kind == "openai":
         if not settings.api_base:
             raise BackendError("backend 'openai' needs an api_base (--api-base URL)")
@@ -72,7 +74,8 @@ def open_backend(settings: BackendSettings) -> Iterator[Backend]:
         yield Backend(build_lm(settings, settings.api_base), settings.api_base, settings.model, "openai")
         return
     gguf = settings.gguf_path or ensure_default_model(settings.model_cache_dir)
-    spec = ServerSpec(gguf, alias=settings.model, n_ctx=settings.n_ctx, n_parallel=settings.n_parallel,
+    parallel = max(settings.n_parallel, slots)
+    spec = ServerSpec(gguf, alias=settings.model, n_ctx=settings.n_ctx * parallel, n_parallel=parallel,
                       n_threads=settings.n_threads)
     with LocalModelServer(spec) as server:
         yield Backend(build_lm(settings, server.api_base), server.api_base, settings.model, "local")

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import pymupdf
 from tqdm import tqdm
 
-from dsminer.corpus.http_client import FetchError, PoliteClient
+from dsminer.corpus.http_client import MAX_FILE_BYTES, MAX_PAGE_BYTES, FetchError, PoliteClient
 from dsminer.corpus.neurips_pages import ListedPaper, PaperPage, parse_listing, parse_paper_page
 from dsminer.errors import CorpusError
 
@@ -50,13 +50,20 @@ def download_neurips(
     progress: bool = True,
     retries: int = 2,
     backoff_s: float = 2.0,
+    max_page_bytes: int = MAX_PAGE_BYTES,
+    max_pdf_bytes: int = MAX_FILE_BYTES,
 ) -> DownloadReport:
-    """Download the first `limit` papers of a NeurIPS year into `out_dir`; complete papers are skipped."""
+    """Download the first `limit` papers of a NeurIPS year into `out_dir`; complete papers are skipped.
+
+    Only `base_url`'s host is contacted (redirects and listing links elsewhere are refused), and a page or
+    PDF larger than its cap is refused: each refusal is that paper's named failure, and the download goes on."""
     check_arguments(year, limit, base_url, delay_s, timeout_s)
     if retries < 0 or backoff_s < 0:
         raise CorpusError(f"retries and backoff must be >= 0, got {retries} and {backoff_s}")
     prepare_out_dir(out_dir)
-    client = PoliteClient(delay_s=delay_s, timeout_s=timeout_s, retries=retries, backoff_s=backoff_s)
+    client = PoliteClient(delay_s=delay_s, timeout_s=timeout_s, retries=retries, backoff_s=backoff_s,
+                          allowed_host=urlsplit(base_url).hostname, max_page_bytes=max_page_bytes,
+                          max_file_bytes=max_pdf_bytes)
     papers = read_listing(client, listing_url(base_url, year), year)
     if limit is not None:
         papers = papers[:limit]

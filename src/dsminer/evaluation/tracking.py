@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -78,5 +79,48 @@ def log_outputs(out_dir: Path) -> None:
     """Log the run directory's files as artifacts at the run's artifact root."""
     mlflow.flush_trace_async_logging()
     for path in sorted(out_dir.iterdir()):
-        if path.is_file():
+        if path.is_file() and not path.name.startswith("."):
             mlflow.log_artifact(str(path))
+
+
+def log_reproducibility(paths: list[Path], program: Any) -> None:
+    """What a run can be reproduced from: the corpus as an MLflow input (folder, file names, sizes and
+    SHA-256 hashes), the program's state (`dump_state`, JSON) and the git commit of the code, when known."""
+    import hashlib
+
+    import mlflow.data
+    import pandas as pd
+
+    rows = [{"file": path.name, "bytes": path.stat().st_size,
+             "sha256": hashlib.sha256(path.read_bytes()).hexdigest()} for path in paths if path.is_file()]
+    if rows:
+        frame = pd.DataFrame(rows)
+        folders = {str(path.parent.absolute()) for path in paths}
+        digest = hashlib.sha256("".join(sorted(row["sha256"] for row in rows)).encode()).hexdigest()[:16]
+        source = folders.pop() if len(folders) == 1 else "several folders"
+        with warnings.catch_warnings():  # MLflow's hints on schema inference and source types, not ours to act on
+            warnings.simplefilter("ignore")
+            mlflow.log_input(mlflow.data.from_pandas(frame, source=source, name="corpus", digest=digest),
+                             context="corpus")
+            mlflow.log_table(frame, "corpus.json")
+    dump = getattr(program, "dump_state", None)
+    if callable(dump):
+        try:
+            mlflow.log_dict(dump(), "program_state.json")
+        except (TypeError, ValueError) as exc:
+            log.warning("program state not logged: %s", exc)
+    commit = git_commit()
+    if commit:
+        mlflow.set_tag("git_commit", commit)
+
+
+def git_commit() -> str | None:
+    """The commit of the dsminer source tree, when it is a git checkout."""
+    import subprocess
+
+    try:
+        result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
+                                capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip() or None if result.returncode == 0 else None

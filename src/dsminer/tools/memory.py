@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -96,21 +97,37 @@ def compose_memory_block(lessons: Sequence[str], feedback: str = "") -> str:
 
 
 class MemoryStore:
-    """Short-term experiences of the current paper and long-term ones persisted at `path` (JSONL)."""
+    """Short-term experiences of the current paper and long-term ones persisted at `path` (JSONL).
+
+    Safe to share between papers processed in parallel threads: each thread has its own short-term memory
+    (its current paper's), and long-term reads and writes hold a lock."""
 
     def __init__(self, path: Path | None, max_age_days: float = 90.0, min_score: float = 0.5, limit: int = 3) -> None:
         self.path = Path(path) if path is not None else None
         self.max_age = timedelta(days=max_age_days)
         self.min_score = min_score
         self.limit = limit
-        self.short: list[Experience] = []
+        self._lock = threading.Lock()
+        self._thread = threading.local()
         self.long: list[Experience] = self._load()
+
+    @property
+    def short(self) -> list[Experience]:
+        """This thread's current paper's experiences."""
+        if not hasattr(self._thread, "short"):
+            self._thread.short = []
+        return self._thread.short
+
+    def __deepcopy__(self, memo: dict) -> MemoryStore:
+        return self  # one store, shared by the copies of a program that parallel papers use
 
     def _load(self) -> list[Experience]:
         if self.path is None or not self.path.is_file():
             return []
         loaded = []
-        for number, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
+        for number, line in enumerate(self.path.read_text(encoding="utf-8").split("\n"), start=1):
+            if not line.strip():
+                continue
             try:
                 row = json.loads(line)
                 if row.get("version") == MEMORY_VERSION:
@@ -122,19 +139,20 @@ class MemoryStore:
         return loaded
 
     def start_paper(self) -> None:
-        """Forget the previous paper's short-term experiences."""
-        self.short = []
+        """Forget the previous paper's short-term experiences (this thread's)."""
+        self._thread.short = []
 
     def remember(self, experience: Experience) -> bool:
         """Keep `experience` for this paper; persist it when it carries a lesson. True if persisted."""
         self.short.append(experience)
         if not experience.lesson:
             return False
-        self.long.append(experience)
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(asdict(experience), ensure_ascii=False) + "\n")
+        with self._lock:
+            self.long.append(experience)
+            if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with self.path.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(asdict(experience), ensure_ascii=False) + "\n")
         return True
 
     def usable(self, experience: Experience, now: datetime | None = None) -> bool:
@@ -148,7 +166,9 @@ class MemoryStore:
     def retrieve(self, step: str, tags: Sequence[str], now: datetime | None = None) -> list[Experience]:
         """The best experiences for `step`: most similar tags, then this paper's, then higher score, newer."""
         short_ids = {id(e) for e in self.short}
-        pool = [e for e in [*self.short, *self.long] if e.step == step and self.usable(e, now)]
+        with self._lock:
+            long = list(self.long)
+        pool = [e for e in [*self.short, *long] if e.step == step and self.usable(e, now)]
         ranked = sorted(pool, key=lambda e: (similarity(tags, e.tags), id(e) in short_ids, e.score, e.created),
                         reverse=True)
         chosen: dict[str, Experience] = {}

@@ -1,0 +1,189 @@
+"""Throughput and overhead of dsminer's harness, against a fake OpenAI-compatible server with a set latency
+and concurrency limit, and parse speed on the scirex PDFs. Not part of the test run:
+
+    .venv/bin/python benchmarks/bench.py [--papers 8] [--latency 1.0] [--concurrency 4] [--workers 1,2,4,8]
+
+It prints a markdown table (and writes it with `--write`, into benchmarks/README.md between the markers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_PDFS = ROOT.parent / "shared" / "eval" / "scirex-pdf" / "pdfs"
+DSMINER = Path(sys.executable).with_name("dsminer")
+MARKERS = ("<!-- bench:start -->", "<!-- bench:end -->")
+
+
+class SlowServer:
+    """An OpenAI-compatible server answering every step by the fields its prompt asks for, after `latency_s`
+    seconds, at most `concurrency` requests at a time (the rest wait, as on a saturated vLLM)."""
+
+    def __init__(self, latency_s: float, concurrency: int) -> None:
+        self.latency_s = latency_s
+        self.slots = threading.Semaphore(concurrency)
+        self.busy_s = 0.0
+        self.calls = 0
+        self.lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _send(self, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._send({"object": "list", "data": [{"id": "bench-model", "object": "model"}]})
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                with fake.slots:
+                    started = time.monotonic()
+                    time.sleep(fake.latency_s)
+                    content = answer(json.dumps(body.get("messages", [])))
+                    with fake.lock:
+                        fake.busy_s += time.monotonic() - started
+                        fake.calls += 1
+                self._send({"id": "bench", "object": "chat.completion", "created": 0, "model": "bench-model",
+                            "choices": [{"index": 0, "finish_reason": "stop",
+                                         "message": {"role": "assistant", "content": content}}],
+                            "usage": {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}})
+
+        return Handler
+
+
+def answer(prompt: str) -> str:
+    """A plausible answer for the step the prompt is for: names the paper's first data-noun names."""
+    if "NameDecision" in prompt:
+        names = re.findall(r"([A-Z][A-Za-z0-9\-]{2,}) (?:dataset|corpus|benchmark)", prompt)[:3] or ["Data"]
+        return json.dumps({"names": [{"name": n, "kind": "dataset", "role": "used"} for n in dict.fromkeys(names)]})
+    if "data_fields" in prompt:
+        return json.dumps({"content": "text", "data_type": "text", "domain": "nlp", "data_fields": ["label"]})
+    if "search_terms" in prompt:
+        return json.dumps({"score": 0.9, "risks": [], "suggestions": [], "search_terms": []})
+    return json.dumps({"title": "A paper", "authors": ["A. Author"], "institutions": [], "venue": "", "year": 2020})
+
+
+def throughput(pdfs: list[Path], condition: str, workers: int, latency_s: float, concurrency: int,
+               work: Path) -> dict[str, float]:
+    """One run: papers per minute, model calls, and the harness's own time per paper beside model time."""
+    corpus = work / "corpus"
+    if not corpus.exists():
+        corpus.mkdir()
+        for pdf in pdfs:
+            (corpus / pdf.name).symlink_to(pdf)
+    server = SlowServer(latency_s, concurrency)
+    out = work / f"{condition}-w{workers}"
+    started = time.monotonic()
+    try:
+        result = subprocess.run(
+            [str(DSMINER), "run", str(corpus), "--condition", condition, "--api-base", server.api_base,
+             "--model", "bench-model", "--workers", str(workers), "--out", str(out), "--no-progress",
+             "--tracking-uri", f"sqlite:///{work}/mlflow.db"],
+            capture_output=True, text=True, check=False, env=None)
+    finally:
+        server.close()
+    wall = time.monotonic() - started
+    if result.returncode not in (0, 2):
+        raise SystemExit(f"{condition} workers {workers} failed: {result.stderr.strip()[-400:]}")
+    papers = [json.loads(line) for line in (out / "papers.jsonl").read_text().splitlines()]
+    paper_s = sum(p["seconds"] for p in papers)
+    model_s = sum(p["llm_calls"] for p in papers) * latency_s
+    return {"papers": len(papers), "wall_s": wall, "papers_per_min": 60 * len(papers) / wall,
+            "calls_per_paper": server.calls / max(len(papers), 1),
+            "overhead": (paper_s - model_s) / model_s if model_s else 0.0}
+
+
+def parse_speed(pdfs: list[Path]) -> dict[str, float]:
+    """Pages per second: dsminer's parse (text, links, tables, sections) and PyMuPDF's plain text."""
+    import pymupdf
+
+    from dsminer.tools.pdf import parse_pdf
+
+    pages = 0
+    started = time.monotonic()
+    for pdf in pdfs:
+        with pymupdf.open(pdf) as document:
+            pages += document.page_count
+            for page in document:
+                page.get_text()
+    plain = time.monotonic() - started
+    started = time.monotonic()
+    for pdf in pdfs:
+        parse_pdf(pdf)
+    ours = time.monotonic() - started
+    return {"pdfs": len(pdfs), "pages": pages, "dsminer_pages_per_s": pages / ours, "pymupdf_pages_per_s": pages / plain}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--papers", type=int, default=8)
+    parser.add_argument("--latency", type=float, default=1.0, help="seconds per model call")
+    parser.add_argument("--concurrency", type=int, default=4, help="requests the server handles at once")
+    parser.add_argument("--workers", default="1,2,4,8")
+    parser.add_argument("--conditions", default="s0,s1a")
+    parser.add_argument("--write", action="store_true", help="write the table into benchmarks/README.md")
+    args = parser.parse_args()
+    if not SHARED_PDFS.is_dir():
+        raise SystemExit(f"the scirex PDFs are not at {SHARED_PDFS}")
+    pdfs = sorted(SHARED_PDFS.glob("*.pdf"))
+    lines = [f"Fake server: {args.latency:g} s per call, {args.concurrency} calls at once; {args.papers} scirex "
+             "papers per run; overhead = the harness's own time per paper (parse, context, selection, files, "
+             "MLflow) as a share of model time.", "",
+             "| condition | workers | papers/min | speed-up | calls/paper | overhead |", "|---|---|---|---|---|---|"]
+    with tempfile.TemporaryDirectory(prefix="dsminer-bench-") as tmp:
+        for condition in args.conditions.split(","):
+            base = None
+            for workers in map(int, args.workers.split(",")):
+                row = throughput(pdfs[: args.papers], condition, workers, args.latency, args.concurrency, Path(tmp))
+                base = base or row["papers_per_min"]
+                lines.append(f"| {condition} | {workers} | {row['papers_per_min']:.1f} | "
+                             f"{row['papers_per_min'] / base:.2f} | {row['calls_per_paper']:.1f} | "
+                             f"{100 * row['overhead']:.1f}% |")
+                print(lines[-1], flush=True)
+    speed = parse_speed(pdfs)
+    lines += ["", f"Parse speed over the {speed['pdfs']} scirex PDFs ({speed['pages']} pages): dsminer "
+              f"{speed['dsminer_pages_per_s']:.1f} pages/s (text, links, tables, sections), plain PyMuPDF text "
+              f"{speed['pymupdf_pages_per_s']:.1f} pages/s."]
+    table = "\n".join(lines)
+    print(table)
+    if args.write:
+        readme = ROOT / "benchmarks" / "README.md"
+        text = readme.read_text()
+        start, end = text.index(MARKERS[0]) + len(MARKERS[0]), text.index(MARKERS[1])
+        readme.write_text(text[:start] + "\n" + table + "\n" + text[end:])
+
+
+if __name__ == "__main__":
+    main()
