@@ -316,3 +316,41 @@ def test_an_agent_condition_with_two_workers_gives_the_records_of_one(corpus, ru
     assert records() == records(Path("serial")) and len(records()) == 4
     serial = {name: row["llm_calls"] for name, row in papers(Path("serial")).items()}
     assert {name: row["llm_calls"] for name, row in papers().items()} == serial
+
+
+def test_a_run_killed_twice_with_sigkill_then_resumed_has_the_records_of_an_uninterrupted_run(tmp_path, run_in):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    folder = tmp_path / "killed"
+    folder.mkdir()
+    for number in range(6):
+        one_page_pdf(folder / f"k{number}.pdf", ["Counting Fish", f"Part {number}: we evaluate on the ReefCount-3k dataset."])
+
+    def slow(body):
+        time.sleep(0.15)
+        return scripted(body)
+
+    dsminer = Path(sys.executable).with_name("dsminer")
+    with FakeOpenAI([slow] * 200) as fake:
+        command = [str(dsminer), "run", str(folder), "--api-base", fake.api_base, "--model", "fake-model",
+                   "--out", "out", "--tracking-uri", f"sqlite:///{tmp_path}/mlflow.db", "--no-progress"]
+        for _ in range(2):
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                       start_new_session=True)
+            deadline = time.monotonic() + 60
+            done_before = len(papers()) if Path("out/papers.jsonl").exists() else 0
+            while time.monotonic() < deadline and (not Path("out/papers.jsonl").exists()
+                                                   or len(papers()) < done_before + 2):
+                time.sleep(0.05)
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        assert len(papers()) < 6  # the kills came mid-run
+        assert subprocess.run(command, capture_output=True, check=False).returncode == 0
+        assert run_in(folder, fake, "--out", "whole").exit_code == 0
+    assert records() == records(Path("whole")) and len(records()) == 6
+    lines = Path("out/results.jsonl").read_text().splitlines()
+    assert len(lines) == 6  # nothing written twice
