@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
+from dsminer.tools.text import collapse_whitespace
+
 ABSTRACT_PATH = re.compile(
     r"/paper(?:_files/paper)?/(?P<year>\d{4})/hash/(?P<hash>[0-9A-Za-z]+)-Abstract(?:-(?P<track>[A-Za-z0-9_]+))?\.html$"
 )
@@ -55,7 +57,7 @@ def parse_listing(html: str, page_url: str, year: int) -> list[ListedPaper]:
         names = tuple(name.strip() for name in authors.split(",") if name.strip())
         papers[match["hash"]] = ListedPaper(
             url=urljoin(page_url, href), paper_hash=match["hash"], track=match["track"],
-            title=squash(title), authors=names,
+            title=collapse_whitespace(title), authors=names,
         )  # fmt: skip
     return list(papers.values())
 
@@ -66,10 +68,10 @@ def parse_paper_page(html: str, paper: ListedPaper) -> PaperPage:
     parser.feed(html)
     parser.close()
     meta = parser.meta
-    title = squash(first(meta.get("citation_title"))) or None
-    authors = tuple(name_first_last(squash(name)) for name in meta.get("citation_author", []) if name.strip())
-    institutions = tuple(dict.fromkeys(squash(i) for i in meta.get("citation_author_institution", []) if i.strip()))
-    abstract = squash("".join(parser.abstract_parts)) or squash(first(meta.get("citation_abstract"))) or None
+    title = collapse_whitespace(first(meta.get("citation_title"))) or None
+    authors = tuple(name_first_last(collapse_whitespace(name)) for name in meta.get("citation_author", []) if name.strip())
+    institutions = tuple(dict.fromkeys(collapse_whitespace(i) for i in meta.get("citation_author_institution", []) if i.strip()))
+    abstract = collapse_whitespace("".join(parser.abstract_parts)) or collapse_whitespace(first(meta.get("citation_abstract"))) or None
     return PaperPage(title, authors, institutions, find_pdf_url(meta, parser.pdf_links, paper.url), abstract)
 
 
@@ -89,11 +91,6 @@ def name_first_last(name: str) -> str:
     """'Last, First' (as in citation_author) becomes 'First Last'; other forms are kept."""
     parts = [part.strip() for part in name.split(",")]
     return f"{parts[1]} {parts[0]}" if len(parts) == 2 and all(parts) else name
-
-
-def squash(text: str | None) -> str:
-    """Collapse runs of whitespace; None becomes ''."""
-    return " ".join((text or "").split())
 
 
 def first(values: list[str] | None) -> str:
@@ -173,7 +170,7 @@ class PaperPageParser(HTMLParser):
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("h3", "h4") and self._heading is not None:
-            self._after_abstract_heading = squash("".join(self._heading)).lower() == "abstract"
+            self._after_abstract_heading = collapse_whitespace("".join(self._heading)).lower() == "abstract"
             self._heading = None
         elif tag == "p" and self._p_depth:
             self.abstract_parts.append(" ")

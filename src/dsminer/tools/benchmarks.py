@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from dsminer.tools.candidates import candidate_names
 from dsminer.tools.catalog import catalog_names_in
+from dsminer.tools.text import DATA_NOUN
 
 MAX_CANDIDATES = 12
 _RESULT_CAPTION = re.compile(
@@ -23,7 +24,6 @@ _EVALUATION = re.compile(
     r"(?:\s+\w+){0,4}?\s+(?:on|using)\b",
     re.I,
 )
-_DATA_NOUN = re.compile(r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def find_benchmark_cues(sentences: Sequence[str], catalog: Iterable[str] = ()) -
     tables = sum(bool(_RESULT_CAPTION.match(s)) for s in sentences)
     evaluating = [s for s in sentences if _EVALUATION.search(s)]
     names: dict[str, str] = {}
-    for sentence in [*evaluating, *(s for s in sentences if _DATA_NOUN.search(s))]:
+    for sentence in [*evaluating, *(s for s in sentences if DATA_NOUN.search(s))]:
         for name in candidate_names(sentence):
             names.setdefault(name.casefold(), name)
     for name in catalog_names_in("\n".join(sentences), catalog):

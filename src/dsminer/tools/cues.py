@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dsminer.tools.text import name_pattern
+from dsminer.tools.text import TABLE_CAPTION, name_pattern
 
 _STRONG = re.compile(
     r"\b(?:data[ -]?sets?|corpus|corpora|benchmarks?|tree[ -]?banks?|databases?|challenges?|"
@@ -26,7 +26,6 @@ _SIZE = re.compile(
     r"passages|queries|classes|categories|speakers|hours|words|clips|scenes)\b",
     re.I,
 )
-_CAPTION = re.compile(r"^(?:Table|Tab\.|TABLE)\s*[0-9IVX]+[:.]")
 _RESULT_WORDS = re.compile(r"\b(?:results?|accuracy|performance|comparison|error|scores?|F1|evaluation)\b", re.I)
 _NAME_LIKE = re.compile(
     r"(?<![\w-])(?:[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*|[A-Z][a-z]+[-\u2013]?[0-9]+[A-Za-z]*)"
@@ -85,7 +84,7 @@ def score_sentence(
         cue += 3.0 + min(len({m.group(0).lower() for m in strong}) - 1, 1)
     cue += min(2.0 * len(medium), 4.0)
     cue += 2.0 if _SIZE.search(text) else 0.0
-    if _CAPTION.match(text):
+    if TABLE_CAPTION.match(text):
         cue += 1.0 + (1.5 if _RESULT_WORDS.search(text) else 0.0)
     cue += 1.0 if _URL.search(text) else 0.0
     names = min(_name_like_count(text), 4)

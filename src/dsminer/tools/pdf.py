@@ -16,6 +16,7 @@ from dsminer.tools.cues import score_sentence
 from dsminer.tools.sections import is_data_section, section_titles
 from dsminer.tools.tables import TableText, read_page_tables
 from dsminer.tools.text import (
+    TABLE_CAPTION,
     collapse_whitespace,
     dehyphenate,
     find_urls,
@@ -46,7 +47,6 @@ _MAX_TOTAL_CHARS = 6000  # about 1,500 tokens of sentences
 _SECTION_BONUS = 2.0
 _ANCHOR_PUNCTUATION = " .,;:()[]\"'"
 _URI_SCHEMES = ("http://", "https://", "ftp://", "www.")
-_TABLE_CAPTION = re.compile(r"(?m)^[ \t]*(?:Table|TABLE)[ \t]*[0-9IVX]+[:.]")
 _BLOCK_START = r"(?:\A|\n[ \t]*\n)[ \t]*"
 _REFERENCES_HEADING = re.compile(
     _BLOCK_START + r"(?:[0-9]+\.?|[IVX]+\.)?[ \t]*"
@@ -243,7 +243,7 @@ def select_dataset_sentences(
 ) -> list[Sentence]:
     """The sentences most likely to name datasets, at most `max_sentences` and about `max_chars`, in
     document order. Sentences in data, experiment and evaluation sections score higher."""
-    table_pages = {page.number for page in paper.pages if _TABLE_CAPTION.search(page.text)}
+    table_pages = {page.number for page in paper.pages if TABLE_CAPTION.search(page.text)}
     indexed = paper.indexed_sentences()
     titles = section_titles([sentence.text for sentence, _ in indexed])
     scored: list[tuple[float, int, Sentence, re.Match[str] | None]] = []

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from dsminer.schema import normalize_name
 from dsminer.tools.candidates import is_table_row_text
 from dsminer.tools.names import clean_name, count_mentions, name_problem
-from dsminer.tools.text import name_pattern
+from dsminer.tools.text import DATA_NOUN, name_pattern
 
 ROLE_ORDER = {"created": 0, "used": 1, "mentioned": 2}
 _TAIL_WORDS = re.compile(r"^(.*?[A-Z0-9][^ ]*)((?:\s+[a-z][a-z\-]*)*\s+(?:data ?sets?|corpus|corpora|benchmarks?|data))$")
@@ -24,7 +24,6 @@ _CREATION_CUE = re.compile(
     r"(?:data ?set|corpus|benchmark|collection|treebank)|\bwe\s+(?:make|made)\s+\w+\s+(?:publicly\s+)?available",
     re.I,
 )
-_DATA_NOUN = re.compile(r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|collections?)\b", re.I)
 _FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "a", "an", "&"})
 
 
@@ -165,7 +164,7 @@ def data_sentences(dataset: ChosenDataset, sentences: Sequence[str]) -> int:
     "corpus", "benchmark", "treebank", "collection". The paper's own words that the name is data."""
     patterns = [p for p in map(name_pattern, (dataset.name, *dataset.aliases)) if p is not None]
     return sum(1 for s in sentences
-               if _DATA_NOUN.search(s) and not is_table_row_text(s) and any(p.search(s) for p in patterns))
+               if DATA_NOUN.search(s) and not is_table_row_text(s) and any(p.search(s) for p in patterns))
 
 
 def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,

@@ -8,12 +8,11 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from dsminer.tools.text import collapse_whitespace
+from dsminer.tools.text import TABLE_CAPTION, collapse_whitespace
 
 logger = logging.getLogger(__name__)
 pymupdf.no_recommend_layout()
 
-_CAPTION = re.compile(r"^\s*(?:Table|TABLE|Tab\.)\s*[0-9IVX]+[:.]")
 _NUMERIC_CELL = re.compile(r"^[-+\u2212(]?[\d.,%\u00b1\s]+[)%*\u2020]?$")
 MAX_CELLS = 12
 MAX_CELL_CHARS = 60
@@ -59,7 +58,7 @@ def _caption_near(page: pymupdf.Page, bbox: pymupdf.Rect) -> str | None:
     best: tuple[float, str] | None = None
     for block in page.get_text("blocks"):
         text = collapse_whitespace(str(block[4]))
-        if block[6] != 0 or not _CAPTION.match(text):
+        if block[6] != 0 or not TABLE_CAPTION.match(text):
             continue
         gap = min(abs(block[1] - bbox.y1), abs(bbox.y0 - block[3]))
         if gap <= _CAPTION_REACH and (best is None or gap < best[0]):

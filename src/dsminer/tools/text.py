@@ -23,9 +23,15 @@ _NAME_SEPARATOR = r"[\s\-\u2010\u2011\u2013_/]*"
 _WORD_CHAR = "A-Za-z0-9"
 
 
-def collapse_whitespace(text: str) -> str:
-    """Runs of whitespace, line breaks included, become one space."""
-    return " ".join(text.split())
+# A table caption's opening ("Table 3:", "TABLE IV.", "Tab. 2:"), matched at the start of a line.
+TABLE_CAPTION = re.compile(r"^[ \t]*(?:Table|TABLE|Tab\.)[ \t]*[0-9IVX]+[:.]", re.M)
+# The nouns by which a paper says a name is data.
+DATA_NOUN = re.compile(r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|collections?)\b", re.I)
+
+
+def collapse_whitespace(text: str | None) -> str:
+    """Runs of whitespace, line breaks included, become one space; None becomes ''."""
+    return " ".join((text or "").split())
 
 
 def dehyphenate(text: str, reference: str | None = None) -> str:
