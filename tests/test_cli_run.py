@@ -141,7 +141,7 @@ def test_eval_module_rejects_unknown_module(tmp_path):
 
 
 def test_ctrl_c_keeps_finished_papers_and_marks_the_run_interrupted(tmp_path, corpus, monkeypatch):
-    import dsminer.harness as harness
+    import dsminer.run.harness as harness
 
     real_parse = harness.parse_pdf
 

@@ -10,9 +10,9 @@ from dspy.utils.exceptions import AdapterParseError, LMAuthError, LMInvalidReque
 from typer.testing import CliRunner
 
 from dsminer.cli import app
-from dsminer.faults import EndpointError, PaperGuard, PaperTimeout, StepFailure
-from dsminer.harness import default_out_dir
-from dsminer.runstore import RunStore
+from dsminer.run.faults import EndpointError, PaperGuard, PaperTimeout, StepFailure
+from dsminer.run.harness import default_out_dir
+from dsminer.run.store import RunStore
 from tests.fake_openai import FakeOpenAI, scripted
 from tests.test_cli_run import one_page_pdf
 
@@ -140,7 +140,7 @@ def test_a_malformed_body_is_retried_once_then_the_step_fails_and_the_paper_is_p
 
 
 def test_an_unexpected_error_in_one_paper_does_not_end_the_run(corpus, run_in, monkeypatch):
-    import dsminer.harness as harness
+    import dsminer.run.harness as harness
 
     real = harness.parse_pdf
 

@@ -4,7 +4,7 @@ import dspy
 import pytest
 
 from dsminer.backend.adapter import SchemaJSONAdapter, response_format_for
-from dsminer.cli_run import build_adapter
+from dsminer.cli.run import build_adapter
 from dsminer.config import Settings
 from dsminer.signatures import ClassifyDatasetNames, DescribeDataset, ExtractPaperMetadata
 from dsminer.signatures.extraction import OUTPUT_ITEM_LIMITS

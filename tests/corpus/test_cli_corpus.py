@@ -9,7 +9,7 @@ import typer
 from neurips_site import PAPERS, FakeSite, publish
 from typer.testing import CliRunner
 
-from dsminer.cli_corpus import corpus_app
+from dsminer.cli.corpus import corpus_app
 from dsminer.corpus.neurips import paper_stem
 
 runner = CliRunner()

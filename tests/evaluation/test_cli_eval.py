@@ -10,7 +10,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from dsminer.cli_eval import register
+from dsminer.cli.evaluate import register
 
 runner = CliRunner()
 GOLD_LINE = {"file": "a.pdf", "title": "Alpha", "datasets": [{"name": "MNIST", "aliases": ["MNIST digits"]}],

@@ -7,7 +7,7 @@ from dspy.utils import DummyLM
 from dsminer.config import Settings
 from dsminer.programs.agent import AgentOptions, ReflectiveAgent
 from dsminer.programs.registry import build_program
-from dsminer.runlog import EventLog
+from dsminer.run.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.memory import MemoryStore
 from dsminer.tools.pdf import parse_pdf

@@ -7,7 +7,7 @@ from dspy.utils import DummyLM
 
 from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
-from dsminer.harness import run_condition
+from dsminer.run.harness import run_condition
 from dsminer.programs.registry import build_program
 from dsminer.schema import PaperRefs
 

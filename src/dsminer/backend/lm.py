@@ -46,7 +46,7 @@ def check_endpoint(api_base: str, api_key: str, timeout_s: float) -> list[str]:
 
 def build_lm(settings: BackendSettings, api_base: str) -> dspy.LM:
     """A DSPy LM for an OpenAI-compatible endpoint, with the run's sampling controls; it makes one attempt per
-    call, and `dsminer.faults` decides what a failed attempt means."""
+    call, and `dsminer.run.faults` decides what a failed attempt means."""
     return dspy.LM(
         f"openai/{settings.model}",
         api_base=api_base,
@@ -56,7 +56,7 @@ def build_lm(settings: BackendSettings, api_base: str) -> dspy.LM:
         seed=settings.seed,
         timeout=settings.request_timeout_s,
         cache=settings.cache,
-        num_retries=0,  # faults are retried by the paper's guard (dsminer.faults), with backoff and counted
+        num_retries=0,  # faults are retried by the paper's guard (dsminer.run.faults), with backoff and counted
     )
 
 

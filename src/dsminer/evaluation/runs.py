@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from dsminer.config import DEFAULT_TRACKING_URI
 from dsminer.errors import RunFileError, RunNotFoundError
 from dsminer.jsonl import iter_json_objects
-from dsminer.runstore import committed_records, latest_per_file
+from dsminer.run.store import committed_records, latest_per_file
 from dsminer.schema import DatasetRecord
 
 logger = logging.getLogger(__name__)

@@ -23,7 +23,7 @@ from dsminer.programs.steps import (
     run_step,
     shown_text,
 )
-from dsminer.runlog import EventLog
+from dsminer.run.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.benchmarks import BenchmarkCues, find_benchmark_cues
 from dsminer.tools.context import CONTEXT_CHARS, EVIDENCE_CHARS, dataset_evidence

@@ -10,8 +10,8 @@ from typing import Any
 
 import dspy
 
-from dsminer.faults import StepFailure, current_guard
-from dsminer.runlog import EventLog
+from dsminer.run.faults import StepFailure, current_guard
+from dsminer.run.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.candidates import find_candidates
 from dsminer.tools.context import CONTEXT_CHARS, build_paper_context
@@ -27,7 +27,7 @@ STEP_TOKENS = {"metadata": 256, "names": 450, "details": 160, "reflection": 160}
 
 def run_step(predictor: dspy.Predict, events: EventLog, paper: ParsedPaper, step: str, inputs: Mapping[str, Any],
              config: Mapping[str, Any] | None = None, **action: Any) -> dspy.Prediction | None:
-    """Call one predictor under the paper's guard (see `dsminer.faults`).
+    """Call one predictor under the paper's guard (see `dsminer.run.faults`).
 
     An endpoint fault is retried with backoff and then ends the paper (`EndpointError`); a malformed
     answer is retried once and then the step fails: a `parse_failed` or `step_failed` event and an empty

@@ -9,8 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from dsminer.cli_errors import user_errors
-from dsminer.cli_run import backend_flags, configured_backend, model_info, progress_bar
+from dsminer.cli.errors import user_errors
+from dsminer.cli.run import backend_flags, configured_backend, model_info, progress_bar
 from dsminer.config import Settings, load_settings
 from dsminer.errors import ConfigError
 
@@ -49,8 +49,8 @@ def run_experiment(settings: list[Settings], pdf_dir: Path, folder: Path, gold: 
     import mlflow
 
     from dsminer.corpus.local import load_corpus
-    from dsminer.evaluation import tracking
-    from dsminer.harness import run_condition
+    from dsminer.run import tracking
+    from dsminer.run.harness import run_condition
     from dsminer.programs.registry import build_program
 
     if not settings:
@@ -131,7 +131,7 @@ def eval_module(
 def run_module_eval(settings: Settings, gold: Path, n: int, seed: int) -> dict[str, float]:
     import mlflow
 
-    from dsminer.evaluation import tracking
+    from dsminer.run import tracking
     from dsminer.evaluation.module_eval import evaluate_name_step
     from dsminer.evaluation.sentence_gold import load_sentence_gold, sample_examples
 

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from dsminer.config import CONDITIONS, Settings, load_settings
-from dsminer.cli_errors import user_errors
+from dsminer.cli.errors import user_errors
 
 if TYPE_CHECKING:
     from dsminer.backend.lm import Backend
-    from dsminer.harness import RunOutcome
+    from dsminer.run.harness import RunOutcome
 
 
 def register(app: typer.Typer) -> None:
@@ -96,7 +96,7 @@ def model_info(backend: Backend) -> dict[str, str]:
 def execute(settings: Settings, pdf_dir: Path, progress: bool = True) -> RunOutcome:
     """Load the corpus, open the backend and run the condition."""
     from dsminer.corpus.local import load_corpus
-    from dsminer.harness import run_condition
+    from dsminer.run.harness import run_condition
     from dsminer.programs.registry import build_program
 
     corpus = load_corpus(pdf_dir, settings.metadata_file)[: settings.limit]
@@ -138,7 +138,7 @@ def demo(
     config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file.")] = None,
 ) -> None:
     """Run S0 with the local model on three bundled synthetic papers (a fresh run each time)."""
-    from dsminer.harness import default_out_dir
+    from dsminer.run.harness import default_out_dir
     from dsminer.tools.sample import write_sample_papers
 
     sample_dir = out / "sample-papers"

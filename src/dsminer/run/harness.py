@@ -20,13 +20,13 @@ import mlflow
 from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
 from dsminer.errors import ConfigError, DsminerError
-from dsminer.evaluation import tracking
-from dsminer.faults import EndpointError, PaperGuard, describe, guarding
-from dsminer.runlog import EventLog
-from dsminer.runstore import RunStore, environment_snapshot, run_metrics
+from dsminer.run import tracking
+from dsminer.run.faults import EndpointError, PaperGuard, describe, guarding
+from dsminer.run.events import EventLog
+from dsminer.run.store import RunStore, environment_snapshot, run_metrics
 from dsminer.schema import DatasetRecord
 from dsminer.tools.pdf import parse_pdf
-from dsminer.usage import Usage, UsageMeter
+from dsminer.run.usage import Usage, UsageMeter
 
 log = logging.getLogger(__name__)
 

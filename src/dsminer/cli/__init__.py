@@ -15,8 +15,8 @@ import dspy  # noqa: E402,F401  (imported before the log levels are set: DSPy an
 import mlflow  # noqa: E402,F401
 import typer  # noqa: E402
 
-from dsminer import cli_eval, cli_experiment, cli_run  # noqa: E402
-from dsminer.cli_corpus import corpus_app  # noqa: E402
+from dsminer.cli import evaluate, experiment, run  # noqa: E402
+from dsminer.cli.corpus import corpus_app  # noqa: E402
 
 app = typer.Typer(
     help="Extract the datasets scholarly papers use or release, as evidence-backed JSONL records.",
@@ -33,7 +33,7 @@ def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log prog
         logging.getLogger(noisy).setLevel(logging.INFO if verbose else logging.ERROR)
 
 
-cli_run.register(app)
-cli_eval.register(app)
-cli_experiment.register(app)
+run.register(app)
+evaluate.register(app)
+experiment.register(app)
 app.add_typer(corpus_app, name="corpus", help="Build a corpus: download a conference's papers with metadata.")

@@ -12,7 +12,7 @@ import pandas as pd
 import typer
 
 from dsminer.config import DEFAULT_TRACKING_URI
-from dsminer.cli_errors import user_errors
+from dsminer.cli.errors import user_errors
 from dsminer.errors import DsminerError, PdfReadError
 from dsminer.evaluation import mlflow_log
 from dsminer.evaluation.audit import format_audit_scores, sample_audit, score_audit, write_audit_sheet
