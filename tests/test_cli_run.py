@@ -95,6 +95,9 @@ def test_run_survives_a_corrupt_pdf_and_logs_everything(tmp_path, corpus, monkey
     corpus_table = mlflow.artifacts.load_dict(f"{run.info.artifact_uri}/corpus.json")
     assert sorted(corpus_table["data"], key=str)[0][0] == "a.pdf" and len(corpus_table["data"]) == 3
     assert mlflow.artifacts.load_dict(f"{run.info.artifact_uri}/program_state.json")
+    traces = mlflow.MlflowClient(uri).search_traces(locations=[run.info.experiment_id], max_results=10)
+    status = {next(s for s in t.data.spans if s.parent_id is None).name: t.info.state for t in traces}
+    assert status == {"paper:a.pdf": "OK", "paper:b.pdf": "OK", "paper:broken.pdf": "ERROR"}
     listing = invoke("runs", "--tracking-uri", uri)
     assert listing.exit_code == 0 and manifest["mlflow"]["run_id"][:8] in listing.output
 
