@@ -354,3 +354,17 @@ def test_a_run_killed_twice_with_sigkill_then_resumed_has_the_records_of_an_unin
     assert records() == records(Path("whole")) and len(records()) == 6
     lines = Path("out/results.jsonl").read_text().splitlines()
     assert len(lines) == 6  # nothing written twice
+
+
+def test_two_runs_starting_together_on_a_new_sqlite_store_do_not_race(tmp_path):
+    import subprocess
+    import sys
+
+    uri = f"sqlite:///{tmp_path}/new/mlflow.db"
+    code = ("import sys; from dsminer.run.tracking import use_experiment; "
+            "print(use_experiment(sys.argv[1], 'shared'))")
+    processes = [subprocess.Popen([sys.executable, "-c", code, uri], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for _ in range(3)]
+    outputs = [process.communicate(timeout=120) for process in processes]
+    assert [process.returncode for process in processes] == [0, 0, 0], outputs
+    assert len({out.strip() for out, _ in outputs}) == 1  # one experiment, found by all

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,17 +29,37 @@ def resolve_tracking_uri(tracking_uri: str | None) -> str:
 
 
 def use_experiment(tracking_uri: str | None, name: str) -> str:
-    """Point MLflow at the store and the named experiment, creating it with artifacts beside the store."""
+    """Point MLflow at the store and the named experiment, creating it with artifacts beside the store.
+
+    A SQLite store is created, and the experiment looked up or created, under a file lock beside the
+    database, so two runs that start together on a new store do not race."""
     uri = resolve_tracking_uri(tracking_uri)
-    mlflow.set_tracking_uri(uri)
-    experiment = mlflow.get_experiment_by_name(name)
-    if experiment is None:
-        location = Path(DEFAULT_ARTIFACT_ROOT).resolve().as_uri() if uri == DEFAULT_TRACKING_URI else None
-        experiment_id = mlflow.create_experiment(name, artifact_location=location)
-    else:
-        experiment_id = experiment.experiment_id
+    with _store_lock(uri):
+        mlflow.set_tracking_uri(uri)
+        experiment = mlflow.get_experiment_by_name(name)
+        if experiment is None:
+            location = Path(DEFAULT_ARTIFACT_ROOT).resolve().as_uri() if uri == DEFAULT_TRACKING_URI else None
+            experiment_id = mlflow.create_experiment(name, artifact_location=location)
+        else:
+            experiment_id = experiment.experiment_id
     mlflow.set_experiment(experiment_id=experiment_id)
     return experiment_id
+
+
+@contextmanager
+def _store_lock(uri: str) -> Iterator[None]:
+    """An exclusive lock on `<database>.lock` for a SQLite store; nothing for other stores."""
+    if not uri.startswith("sqlite:///"):
+        yield
+        return
+    database = Path(uri.removeprefix("sqlite:///"))
+    database.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{database}.lock", "a+") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def existing_run_id(mlflow_info: dict[str, Any], tracking_uri: str) -> str | None:
