@@ -162,3 +162,5 @@ def test_ctrl_c_keeps_finished_papers_and_marks_the_run_interrupted(tmp_path, co
     manifest = json.loads(Path("out/manifest.json").read_text())
     assert manifest["status"] == "interrupted" and manifest["counts"]["records"] == 1
     assert [json.loads(x)["file"] for x in Path("out/papers.jsonl").read_text().splitlines()] == ["a.pdf"]
+    run = mlflow.MlflowClient(f"sqlite:///{tmp_path}/mlflow.db").get_run(manifest["mlflow"]["run_id"])
+    assert run.info.status == "KILLED"

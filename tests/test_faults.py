@@ -368,3 +368,15 @@ def test_two_runs_starting_together_on_a_new_sqlite_store_do_not_race(tmp_path):
     outputs = [process.communicate(timeout=120) for process in processes]
     assert [process.returncode for process in processes] == [0, 0, 0], outputs
     assert len({out.strip() for out, _ in outputs}) == 1  # one experiment, found by all
+
+
+def test_an_agent_run_resumed_counts_its_reflections_over_the_whole_run(corpus, run_in):
+    with FakeOpenAI([scripted] * 200) as fake:
+        assert run_in(corpus, fake, "--condition", "s1a", "--limit", "2").exit_code == 0
+        first = json.loads(Path("out/manifest.json").read_text())["metrics"]["reflections"]
+        assert run_in(corpus, fake, "--condition", "s1a").exit_code == 0
+        assert run_in(corpus, fake, "--condition", "s1a", "--out", "whole").exit_code == 0
+    resumed = json.loads(Path("out/manifest.json").read_text())["metrics"]
+    whole = json.loads(Path("whole/manifest.json").read_text())["metrics"]
+    assert 0 < first < resumed["reflections"] == whole["reflections"]
+    assert resumed["tool.names.calls"] == whole["tool.names.calls"]

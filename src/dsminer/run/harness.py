@@ -123,7 +123,8 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], program: dspy
             outcome.status = "stopped"
             raise
         finally:
-            _finish(store, manifest, outcome, time.monotonic() - started, program_metrics(program))
+            _finish(store, manifest, outcome, time.monotonic() - started,
+                    carried_over(program_metrics(program), previous))
     return outcome
 
 
@@ -244,6 +245,12 @@ def program_metrics(program: dspy.Module) -> dict[str, float]:
     """The program's own run-level metrics (an agent's reflections, retries, memory and tool use), if it has any."""
     report = getattr(program, "run_metrics", None)
     return {key: float(value) for key, value in report().items()} if callable(report) else {}
+
+
+def carried_over(metrics: dict[str, float], previous: dict[str, Any] | None) -> dict[str, float]:
+    """The program's counters over the whole run: a resumed run adds what the earlier invocations counted."""
+    before = (previous or {}).get("metrics") or {}
+    return {key: value + float(before.get(key, 0.0)) for key, value in metrics.items()}
 
 
 def _finish(store: RunStore, manifest: dict[str, Any], outcome: RunOutcome, wall_s: float,
