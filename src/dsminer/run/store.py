@@ -128,6 +128,7 @@ class RunStore:
             manifest["started_at"] = previous.get("started_at") or manifest["started_at"]
             manifest["resumed_at"] = [*previous.get("resumed_at", []), _now()]
             manifest["mlflow"] = {**previous.get("mlflow", {}), "tracking_uri": tracking_uri}
+            manifest["metrics"] = dict(previous.get("metrics") or {})  # kept if this invocation is killed
         self.write_manifest(manifest)
         return manifest
 
