@@ -48,3 +48,13 @@ def test_a_page_without_tables_gives_none(tmp_path):
     doc = pymupdf.open()
     doc.new_page().insert_text((72, 72), "Plain text only.", fontsize=10)
     assert read_page_tables(doc[0]) == []
+
+
+def test_a_page_without_drawings_skips_the_table_search(tmp_path, monkeypatch):
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Table 1: Text laid out like a table, with no lines.", fontsize=10)
+
+    calls = []
+    monkeypatch.setattr(pymupdf.Page, "find_tables", lambda *args, **kwargs: calls.append(args))
+    assert read_page_tables(page) == [] and calls == []
