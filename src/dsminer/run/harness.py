@@ -198,47 +198,47 @@ def _process_paper(paper: CorpusPaper, program: dspy.Module, lm: dspy.LM, store:
     with mlflow.start_span(name=f"paper:{name}") as span:
         span.set_inputs({"file": name, "condition": settings.condition})
         events.emit("observation", paper=name, step="parse", path=str(paper.path))
+
+        def failed(reason: str) -> None:
+            log.warning("%s: %s", name, reason)
+            _commit(store, name, [], "failed", reason, meter.take(), guard)
+            events.emit("paper_failed", paper=name, reason=reason)
+            span.set_status("ERROR")
+            span.set_outputs({"status": "failed", "reason": reason})
+
         try:
             with guarding(guard):
                 parsed = parse_pdf(paper.path)
                 records: list[DatasetRecord] = program(paper=parsed, supplied=paper.refs, events=events).records
         except EndpointError as exc:
-            _paper_failed(store, events, name, str(exc), meter.take(), guard)
-            span.set_status("ERROR")
-            span.set_outputs({"status": "failed", "reason": str(exc)})
+            failed(str(exc))
             if exc.fatal:
                 raise
             return "endpoint_failed"
         except DsminerError as exc:
-            _paper_failed(store, events, name, str(exc), meter.take(), guard)
-            span.set_status("ERROR")
-            span.set_outputs({"status": "failed", "reason": str(exc)})
+            failed(str(exc))
             return "failed"
         except Exception as exc:  # noqa: BLE001  (one paper's bug must not end the run)
             log.exception("%s: unexpected error", name)
-            _paper_failed(store, events, name, f"unexpected error: {describe(exc)}", meter.take(), guard)
-            span.set_status("ERROR")
+            failed(f"unexpected error: {describe(exc)}")
             return "failed"
         status = "partial" if guard.failed_steps else "ok"
         reason = f"failed steps: {', '.join(guard.failed_steps)}" if guard.failed_steps else None
         used = meter.take()
-        seconds = round(time.monotonic() - guard.started, 2)
-        written = store.commit_paper(records, {
-            "file": name, "status": status, "seconds": seconds, "llm_calls": used.calls,
-            "prompt_tokens": used.prompt_tokens, "completion_tokens": used.completion_tokens,
-            "endpoint_retries": guard.endpoint_retries, "answer_retries": guard.answer_retries, "reason": reason})
-        events.emit("paper_done", paper=name, status=status, records=written, seconds=seconds, llm_calls=used.calls)
-        span.set_outputs({"status": status, "records": written, "llm_calls": used.calls})
+        row = _commit(store, name, records, status, reason, used, guard)
+        events.emit("paper_done", paper=name, status=status, records=row["records"], seconds=row["seconds"],
+                    llm_calls=used.calls)
+        span.set_outputs({"status": status, "records": row["records"], "llm_calls": used.calls})
         return status
 
 
-def _paper_failed(store: RunStore, events: EventLog, name: str, reason: str, used: Usage, guard: PaperGuard) -> None:
-    log.warning("%s: %s", name, reason)
-    store.commit_paper([], {"file": name, "status": "failed", "seconds": round(time.monotonic() - guard.started, 2),
-                            "llm_calls": used.calls, "prompt_tokens": used.prompt_tokens,
-                            "completion_tokens": used.completion_tokens, "endpoint_retries": guard.endpoint_retries,
-                            "answer_retries": guard.answer_retries, "reason": reason})
-    events.emit("paper_failed", paper=name, reason=reason)
+def _commit(store: RunStore, name: str, records: list[DatasetRecord], status: str, reason: str | None, used: Usage,
+            guard: PaperGuard) -> dict[str, Any]:
+    """Commit a paper's records and its status line, with what it used; return the status line."""
+    row = {"file": name, "status": status, "seconds": round(time.monotonic() - guard.started, 2),
+           "llm_calls": used.calls, "prompt_tokens": used.prompt_tokens, "completion_tokens": used.completion_tokens,
+           "endpoint_retries": guard.endpoint_retries, "answer_retries": guard.answer_retries, "reason": reason}
+    return {**row, "records": store.commit_paper(records, row)}
 
 
 def program_metrics(program: dspy.Module) -> dict[str, float]:
@@ -258,10 +258,11 @@ def _finish(store: RunStore, manifest: dict[str, Any], outcome: RunOutcome, wall
     """Write the manifest and log metrics and artifacts, whether the run ended well or not. The metrics
     cover the whole run, every invocation of a resumed one included."""
     counts = store.event_counts()
-    metrics = {**run_metrics(store.read_records(), store.read_papers(), counts, wall_s), **(extra or {})}
+    papers = store.read_papers()
+    metrics = {**run_metrics(store.read_records(), papers, counts, wall_s), **(extra or {})}
     outcome.metrics = metrics
     outcome.failed = [{"file": p["file"], "status": p["status"], "reason": p["reason"]}
-                      for p in store.read_papers() if p["status"] in ("failed", "partial")]
+                      for p in papers if p["status"] in ("failed", "partial")]
     store.finish_manifest(manifest, metrics, outcome.failed, outcome.status, counts)
     try:
         tracking.log_metrics(metrics)

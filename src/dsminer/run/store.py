@@ -46,6 +46,7 @@ class RunStore:
         self.events_path = self.directory / "events.jsonl"
         self.manifest_path = self.directory / "manifest.json"
         self._commit_lock = threading.Lock()
+        self._committed_ids: set[str] | None = None
 
     def read_records(self) -> list[DatasetRecord]:
         """The records of committed papers."""
@@ -66,21 +67,21 @@ class RunStore:
             if path.is_file():
                 _cut_torn_tail(path)
         if self.results_path.is_file():
-            kept = [line for line, record in ((line, DatasetRecord.model_validate_json(line))
-                                              for line in _lines(self.results_path))
-                    if record.evidence.source in self.done_papers()]
-            if len(kept) != len(_lines(self.results_path)):
+            lines, done = _lines(self.results_path), self.done_papers()
+            kept = [line for line in lines if DatasetRecord.model_validate_json(line).evidence.source in done]
+            if len(kept) != len(lines):
                 _rewrite(self.results_path, kept)
 
     def commit_paper(self, records: Iterable[DatasetRecord], row: Mapping[str, Any]) -> int:
         """Write a paper's records not already present (by `dataset_id`), then its status line, which commits
         them; return how many records were written. One paper at a time (papers may finish in parallel)."""
         with self._commit_lock:
-            seen = {record.dataset_id for record in self.read_records()}
+            if self._committed_ids is None:  # read once; this process is the only writer (the directory lock)
+                self._committed_ids = {record.dataset_id for record in self.read_records()}
             fresh = []
             for record in records:
-                if record.dataset_id not in seen:
-                    seen.add(record.dataset_id)
+                if record.dataset_id not in self._committed_ids:
+                    self._committed_ids.add(record.dataset_id)
                     fresh.append(record)
             _append(self.results_path, [record.model_dump_json() for record in fresh])
             _append(self.papers_path, [json.dumps({**row, "records": len(fresh)}, ensure_ascii=False)])
