@@ -16,71 +16,30 @@ import sys
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the fake OpenAI-compatible server the tests use
+
+from tests.fake_openai import FakeOpenAI, chat_reply  # noqa: E402
+
 SHARED_PDFS = ROOT.parent / "shared" / "eval" / "scirex-pdf" / "pdfs"
 DSMINER = Path(sys.executable).with_name("dsminer")
 MARKERS = ("<!-- bench:start -->", "<!-- bench:end -->")
 
 
-class SlowServer:
-    """An OpenAI-compatible server answering every step by the fields its prompt asks for, after `latency_s`
-    seconds, at most `concurrency` requests at a time (the rest wait, as on a saturated vLLM)."""
+def slow_reply(latency_s: float, concurrency: int) -> Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]:
+    """A fake server's reply to every step, by the fields its prompt asks for, after `latency_s` seconds, at
+    most `concurrency` at a time (the rest wait, as on a saturated vLLM)."""
+    slots = threading.Semaphore(concurrency)
 
-    def __init__(self, latency_s: float, concurrency: int) -> None:
-        self.latency_s = latency_s
-        self.slots = threading.Semaphore(concurrency)
-        self.busy_s = 0.0
-        self.calls = 0
-        self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def api_base(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def _send(self, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:  # noqa: N802
-                self._send({"object": "list", "data": [{"id": "bench-model", "object": "model"}]})
-
-            def do_POST(self) -> None:  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                with fake.slots:
-                    started = time.monotonic()
-                    time.sleep(fake.latency_s)
-                    content = answer(json.dumps(body.get("messages", [])))
-                    with fake.lock:
-                        fake.busy_s += time.monotonic() - started
-                        fake.calls += 1
-                self._send({"id": "bench", "object": "chat.completion", "created": 0, "model": "bench-model",
-                            "choices": [{"index": 0, "finish_reason": "stop",
-                                         "message": {"role": "assistant", "content": content}}],
-                            "usage": {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}})
-
-        return Handler
+    def reply(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with slots:
+            time.sleep(latency_s)
+            return 200, chat_reply(answer(json.dumps(body.get("messages", []))), 1000, 100)
+    return reply
 
 
 def answer(prompt: str) -> str:
@@ -103,17 +62,15 @@ def throughput(pdfs: list[Path], condition: str, workers: int, latency_s: float,
         corpus.mkdir()
         for pdf in pdfs:
             (corpus / pdf.name).symlink_to(pdf)
-    server = SlowServer(latency_s, concurrency)
     out = work / f"{condition}-w{workers}"
     started = time.monotonic()
-    try:
+    with FakeOpenAI(default=slow_reply(latency_s, concurrency)) as server:
         result = subprocess.run(
             [str(DSMINER), "run", str(corpus), "--condition", condition, "--api-base", server.api_base,
-             "--model", "bench-model", "--workers", str(workers), "--out", str(out), "--no-progress",
+             "--model", "fake-model", "--workers", str(workers), "--out", str(out), "--no-progress",
              "--tracking-uri", f"sqlite:///{work}/mlflow.db"],
-            capture_output=True, text=True, check=False, env=None)
-    finally:
-        server.close()
+            capture_output=True, text=True, check=False)
+        calls = len(server.requests)
     wall = time.monotonic() - started
     if result.returncode not in (0, 2):
         raise SystemExit(f"{condition} workers {workers} failed: {result.stderr.strip()[-400:]}")
@@ -121,7 +78,7 @@ def throughput(pdfs: list[Path], condition: str, workers: int, latency_s: float,
     paper_s = sum(p["seconds"] for p in papers)
     model_s = sum(p["llm_calls"] for p in papers) * latency_s
     return {"papers": len(papers), "wall_s": wall, "papers_per_min": 60 * len(papers) / wall,
-            "calls_per_paper": server.calls / max(len(papers), 1),
+            "calls_per_paper": calls / max(len(papers), 1),
             "overhead": (paper_s - model_s) / model_s if model_s else 0.0}
 
 

@@ -22,11 +22,13 @@ def chat_reply(content: str, prompt_tokens: int = 10, completion_tokens: int = 5
 
 
 class FakeOpenAI:
-    """Serves /v1/models and /v1/chat/completions; `replies` is consumed one per chat request."""
+    """Serves /v1/models and /v1/chat/completions; `replies` is consumed one per chat request, then `default`
+    answers every request (HTTP 500 without one)."""
 
     def __init__(self, replies: list[Reply] | None = None, models: tuple[str, ...] = ("fake-model",),
-                 models_status: int = 200) -> None:
+                 models_status: int = 200, default: Reply | None = None) -> None:
         self.replies = list(replies or [])
+        self.default = default
         self.models = models
         self.models_status = models_status
         self.requests: list[dict[str, Any]] = []
@@ -69,10 +71,12 @@ class FakeOpenAI:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 fake.requests.append(body)
-                if not fake.replies:
+                if fake.replies:
+                    self._send(*fake.replies.pop(0)(body))
+                elif fake.default is not None:
+                    self._send(*fake.default(body))
+                else:
                     self._send(500, {"error": {"message": "no scripted reply left"}})
-                    return
-                self._send(*fake.replies.pop(0)(body))
 
         return Handler
 
