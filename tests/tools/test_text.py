@@ -99,6 +99,13 @@ def test_name_pattern(name: str, text: str, found: bool) -> None:
     assert bool(pattern.search(text)) is found
 
 
+def test_a_short_acronym_matches_only_in_capitals() -> None:
+    assert name_pattern("IT").search("it is the IT corpus").group() == "IT"
+    assert name_pattern("ALL").search("all datasets") is None
+    assert name_pattern("SST-2").search("on sst-2") and name_pattern("Snli").search("SNLI")
+    assert name_pattern("WN18").search("wn18") is None and name_pattern("SNLI2").search("snli2")
+
+
 def test_name_pattern_footnote_digit_is_opt_in() -> None:
     assert name_pattern("LexiQA").search("the LexiQA2 set") is None
     assert name_pattern("LexiQA", footnote_digit=True).search("the LexiQA2 set") is not None

@@ -145,7 +145,9 @@ def name_pattern(name: str, footnote_digit: bool = False) -> re.Pattern[str] | N
     """A case-insensitive pattern for `name`, tolerant to hyphen, space and line-break differences.
 
     Word boundaries hold on both sides ("SST" does not match in "SSTB" or "SST-2"). With `footnote_digit`, one
-    footnote digit glued to the end of the name is allowed ("LexiQA2" matches "LexiQA").
+    footnote digit glued to the end of the name is allowed ("LexiQA2" matches "LexiQA"). A short acronym (at
+    most four characters, capitals and digits only: "IT", "ALL", "MS") matches only as written, since
+    without case it is an ordinary word ("it", "all", "ms").
     """
     parts = re.findall(r"[A-Za-z]+|[0-9]+|[^\sA-Za-z0-9\-\u2010\u2011\u2013_/]", name)
     if not parts:
@@ -156,4 +158,5 @@ def name_pattern(name: str, footnote_digit: bool = False) -> re.Pattern[str] | N
     end = f"(?![{_WORD_CHAR}]|-[{_WORD_CHAR}])" if parts[-1][-1].isalnum() else ""
     if footnote_digit and name[-1].isalpha():
         end = f"[1-9]?{end}"
-    return re.compile(f"{start}{body}{end}", re.I)
+    short_acronym = len(name) <= 4 and name.isupper() and name.isalnum()
+    return re.compile(f"{start}{body}{end}", 0 if short_acronym else re.I)
