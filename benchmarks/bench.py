@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,9 @@ def answer(prompt: str) -> str:
 
 def throughput(pdfs: list[Path], condition: str, workers: int, latency_s: float, concurrency: int,
                work: Path) -> dict[str, float]:
-    """One run: papers per minute, model calls, and the harness's own time per paper beside model time."""
+    """One run: papers per minute from the first paper's start to the last paper's commit, the start-up before
+    and the end after it, model calls, and the harness's own time per paper beside the time its model calls
+    waited."""
     corpus = work / "corpus"
     if not corpus.exists():
         corpus.mkdir()
@@ -75,10 +78,14 @@ def throughput(pdfs: list[Path], condition: str, workers: int, latency_s: float,
     if result.returncode not in (0, 2):
         raise SystemExit(f"{condition} workers {workers} failed: {result.stderr.strip()[-400:]}")
     papers = [json.loads(line) for line in (out / "papers.jsonl").read_text().splitlines()]
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    stamps = [datetime.fromisoformat(e["ts"]).timestamp() for e in events
+              if e["kind"] == "paper_done" or (e["kind"] == "observation" and e.get("step") == "parse")]
+    window = max(stamps) - min(stamps)
     paper_s = sum(p["seconds"] for p in papers)
-    model_s = sum(p["llm_calls"] for p in papers) * latency_s
-    return {"papers": len(papers), "wall_s": wall, "papers_per_min": 60 * len(papers) / wall,
-            "calls_per_paper": calls / max(len(papers), 1),
+    model_s = sum(p["model_seconds"] for p in papers)
+    return {"papers": len(papers), "wall_s": wall, "papers_per_min": 60 * len(papers) / window,
+            "fixed_s": wall - window, "calls_per_paper": calls / max(len(papers), 1),
             "overhead": (paper_s - model_s) / model_s if model_s else 0.0}
 
 
@@ -105,7 +112,7 @@ def parse_speed(pdfs: list[Path]) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--papers", type=int, default=8)
+    parser.add_argument("--papers", type=int, default=16)
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per model call")
     parser.add_argument("--concurrency", type=int, default=4, help="requests the server handles at once")
     parser.add_argument("--workers", default="1,2,4,8")
@@ -116,9 +123,12 @@ def main() -> None:
         raise SystemExit(f"the scirex PDFs are not at {SHARED_PDFS}")
     pdfs = sorted(SHARED_PDFS.glob("*.pdf"))
     lines = [f"Fake server: {args.latency:g} s per call, {args.concurrency} calls at once; {args.papers} scirex "
-             "papers per run; overhead = the harness's own time per paper (parse, context, selection, files, "
-             "MLflow) as a share of model time.", "",
-             "| condition | workers | papers/min | speed-up | calls/paper | overhead |", "|---|---|---|---|---|---|"]
+             "papers per run. Papers/min from the first paper's start to the last paper's commit; start-up and "
+             "end = the rest of the command's time (imports, MLflow, the run's end). Overhead = a paper's time "
+             "minus the time its model calls waited (waiting on a parse, context, selection, files, traces), as "
+             "a share of that model time.", "",
+             "| condition | workers | papers/min | speed-up | calls/paper | overhead | start-up and end |",
+             "|---|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory(prefix="dsminer-bench-") as tmp:
         for condition in args.conditions.split(","):
             base = None
@@ -127,7 +137,7 @@ def main() -> None:
                 base = base or row["papers_per_min"]
                 lines.append(f"| {condition} | {workers} | {row['papers_per_min']:.1f} | "
                              f"{row['papers_per_min'] / base:.2f} | {row['calls_per_paper']:.1f} | "
-                             f"{100 * row['overhead']:.1f}% |")
+                             f"{100 * row['overhead']:.1f}% | {row['fixed_s']:.1f} s |")
                 print(lines[-1], flush=True)
     speed = parse_speed(pdfs)
     lines += ["", f"Parse speed over the {speed['pdfs']} scirex PDFs ({speed['pages']} pages): dsminer "

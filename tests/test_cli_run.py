@@ -144,16 +144,16 @@ def test_eval_module_rejects_unknown_module(tmp_path):
 
 
 def test_ctrl_c_keeps_finished_papers_and_marks_the_run_interrupted(tmp_path, corpus, monkeypatch):
-    import dsminer.run.harness as harness
+    from dsminer.run.parsing import PaperParser
 
-    real_parse = harness.parse_pdf
+    real_parse = PaperParser.parse
 
-    def parse_then_interrupt(path):
+    def parse_then_interrupt(parser, path):
         if path.name == "b.pdf":
             raise KeyboardInterrupt
-        return real_parse(path)
+        return real_parse(parser, path)
 
-    monkeypatch.setattr(harness, "parse_pdf", parse_then_interrupt)
+    monkeypatch.setattr(PaperParser, "parse", parse_then_interrupt)
     monkeypatch.chdir(tmp_path)
     with FakeOpenAI([scripted] * 20) as fake:
         result = invoke("run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model", "--out", "out",

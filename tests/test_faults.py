@@ -140,15 +140,15 @@ def test_a_malformed_body_is_retried_once_then_the_step_fails_and_the_paper_is_p
 
 
 def test_an_unexpected_error_in_one_paper_does_not_end_the_run(corpus, run_in, monkeypatch):
-    import dsminer.run.harness as harness
+    from dsminer.run.parsing import PaperParser
 
-    real = harness.parse_pdf
+    real = PaperParser.parse
 
-    def broken_for_c(path):
+    def broken_for_c(parser, path):
         if Path(path).name == "c.pdf":
             raise OSError("disk read failed")
-        return real(path)
-    monkeypatch.setattr(harness, "parse_pdf", broken_for_c)
+        return real(parser, path)
+    monkeypatch.setattr(PaperParser, "parse", broken_for_c)
     with FakeOpenAI([scripted] * 20) as fake:
         result = run_in(corpus, fake)
     assert result.exit_code == 2
@@ -380,3 +380,17 @@ def test_an_agent_run_resumed_counts_its_reflections_over_the_whole_run(corpus, 
     whole = json.loads(Path("whole/manifest.json").read_text())["metrics"]
     assert 0 < first < resumed["reflections"] == whole["reflections"]
     assert resumed["tool.names.calls"] == whole["tool.names.calls"]
+
+
+def test_each_paper_records_the_time_its_model_calls_waited(corpus, run_in):
+    def slow(body):
+        threading.Event().wait(0.1)
+        return scripted(body)
+
+    with FakeOpenAI(default=slow) as fake:
+        assert run_in(corpus, fake, "--limit", "2").exit_code == 0
+    for row in papers().values():
+        assert row["llm_calls"] == CALLS_PER_PAPER
+        assert 0.1 * CALLS_PER_PAPER <= row["model_seconds"] <= row["seconds"]
+    manifest = json.loads(Path("out/manifest.json").read_text())
+    assert manifest["metrics"]["model_seconds_per_paper"] >= 0.1 * CALLS_PER_PAPER

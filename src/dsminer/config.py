@@ -70,6 +70,8 @@ class Settings(BaseSettings):
     context_sentences: int = Field(40, ge=5, le=400)
     adapter: Literal["json", "chat"] = "json"
     workers: int = Field(1, ge=1, le=64)  # papers processed at once (the local model gets as many slots)
+    # processes parsing PDFs ahead of the model steps (None: one per worker, at most one per core; 0: none)
+    parse_processes: int | None = Field(None, ge=0, le=64)
     paper_timeout_s: float | None = Field(1800.0, gt=0)  # a paper still running after this fails
     stop_after_failed_papers: int = Field(3, ge=1)  # papers in a row failed by the endpoint before the run stops
     out_dir: Path | None = None

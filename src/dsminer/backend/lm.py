@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import dspy
 
@@ -44,10 +46,24 @@ def check_endpoint(api_base: str, api_key: str, timeout_s: float) -> list[str]:
     return [entry.get("id", "") for entry in payload.get("data", []) if isinstance(entry, dict)]
 
 
+class TimedLM(dspy.LM):
+    """A DSPy LM that also adds up, in `waited_s`, the seconds its calls take (answered or failed), so a run
+    can tell the time spent waiting on the model from its own. A copy counts its own calls."""
+
+    waited_s: float = 0.0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        started = time.monotonic()
+        try:
+            return super().__call__(*args, **kwargs)
+        finally:
+            self.waited_s += time.monotonic() - started
+
+
 def build_lm(settings: BackendSettings, api_base: str) -> dspy.LM:
     """A DSPy LM for an OpenAI-compatible endpoint, with the run's sampling controls; it makes one attempt per
     call, and `dsminer.run.faults` decides what a failed attempt means."""
-    return dspy.LM(
+    return TimedLM(
         f"openai/{settings.model}",
         api_base=api_base,
         api_key=settings.api_key,

@@ -23,9 +23,9 @@ from dsminer.errors import ConfigError, DsminerError
 from dsminer.run import tracking
 from dsminer.run.faults import EndpointError, PaperGuard, describe, guarding
 from dsminer.run.events import EventLog
+from dsminer.run.parsing import PaperParser, parse_processes
 from dsminer.run.store import RunStore, environment_snapshot, run_metrics
 from dsminer.schema import DatasetRecord
-from dsminer.tools.pdf import parse_pdf
 from dsminer.run.usage import Usage, UsageMeter
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,12 @@ def run_condition(
         store.repair()
         previous = store.read_manifest()
         check_resumable(previous, settings, model_info, store.directory)
-        return _run_locked(settings, corpus, program, lm, model_info, store, previous, progress, nested)
+        todo = [paper for paper in corpus if paper.path.name not in store.done_papers()]
+        processes = parse_processes(settings.parse_processes, settings.workers)
+        # parsing starts here, so the first papers are parsed while the MLflow run is set up
+        with PaperParser([paper.path for paper in todo], processes, ahead=settings.workers + processes) as parser:
+            return _run_locked(settings, corpus, todo, parser, program, lm, model_info, store, previous, progress,
+                               nested)
 
 
 def check_resumable(previous: dict[str, Any] | None, settings: Settings, model_info: dict[str, str],
@@ -91,12 +96,12 @@ def check_resumable(previous: dict[str, Any] | None, settings: Settings, model_i
         raise ConfigError(f"{directory} holds another run ({'; '.join(differs)}): use another --out")
 
 
-def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], program: dspy.Module, lm: dspy.LM,
-                model_info: dict[str, str], store: RunStore, previous: dict[str, Any] | None,
+def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], todo: list[CorpusPaper], parser: PaperParser,
+                program: dspy.Module, lm: dspy.LM, model_info: dict[str, str], store: RunStore,
+                previous: dict[str, Any] | None,
                 progress: Callable[[Sequence[CorpusPaper]], Any] | None, nested: bool) -> RunOutcome:
     events = EventLog(store.events_path, span_sink=tracking.event_to_span)
     experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
-    todo = [paper for paper in corpus if paper.path.name not in store.done_papers()]
     manifest = store.start_manifest(settings, model_info, environment_snapshot(), mlflow.get_tracking_uri(), previous)
     folders = {str(paper.path.parent.absolute()) for paper in corpus}
     manifest["corpus_dir"] = folders.pop() if len(folders) == 1 else None
@@ -115,7 +120,7 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], program: dspy
         mlflow.dspy.autolog()
         started = time.monotonic()
         try:
-            process_papers(todo, program, lm, store, events, settings, progress)
+            process_papers(todo, parser, program, lm, store, events, settings, progress)
         except KeyboardInterrupt:
             outcome.status = "interrupted"
             raise
@@ -141,14 +146,14 @@ class _Sized:
         return self.size
 
 
-def process_papers(todo: Sequence[CorpusPaper], program: dspy.Module, lm: dspy.LM, store: RunStore,
+def process_papers(todo: Sequence[CorpusPaper], parser: PaperParser, program: dspy.Module, lm: dspy.LM, store: RunStore,
                    events: EventLog, settings: Settings,
                    progress: Callable[[Sequence[CorpusPaper]], Any] | None = None) -> None:
     """Process the papers, `settings.workers` at a time, and stop the run when the endpoint failed on
     `settings.stop_after_failed_papers` papers in a row (in the order they finished).
 
-    Parallel papers share the program (its counters and memory are thread-safe) and each thread has its
-    own copy of the LM, so the calls, tokens and events of a paper stay that paper's."""
+    `parser` parses the PDFs in separate processes a few papers ahead, so parsing overlaps the model steps. Parallel papers share the program (its counters and memory are thread-safe) and each
+    thread has its own copy of the LM, so the calls, tokens and events of a paper stay that paper's."""
     down = 0
 
     def finished(status: str) -> None:
@@ -162,7 +167,7 @@ def process_papers(todo: Sequence[CorpusPaper], program: dspy.Module, lm: dspy.L
     if settings.workers == 1:
         with dspy.context(lm=lm):
             for paper in progress(todo) if progress else todo:
-                finished(_process_paper(paper, program, lm, store, events, settings))
+                finished(_process_paper(paper, parser, program, lm, store, events, settings))
         return
     local = threading.local()
 
@@ -170,7 +175,7 @@ def process_papers(todo: Sequence[CorpusPaper], program: dspy.Module, lm: dspy.L
         if not hasattr(local, "lm"):
             local.lm = lm.copy()
         with dspy.context(lm=local.lm):
-            return _process_paper(paper, program, local.lm, store, events, settings)
+            return _process_paper(paper, parser, program, local.lm, store, events, settings)
 
     pool = ThreadPoolExecutor(settings.workers, thread_name_prefix="dsminer-paper")
     futures = [pool.submit(contextvars.copy_context().run, work, paper) for paper in todo]
@@ -184,7 +189,7 @@ def process_papers(todo: Sequence[CorpusPaper], program: dspy.Module, lm: dspy.L
     pool.shutdown()
 
 
-def _process_paper(paper: CorpusPaper, program: dspy.Module, lm: dspy.LM, store: RunStore,
+def _process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module, lm: dspy.LM, store: RunStore,
                    events: EventLog, settings: Settings) -> str:
     """Process one paper and commit its status (and records); return the status: ok, partial or failed.
 
@@ -193,7 +198,7 @@ def _process_paper(paper: CorpusPaper, program: dspy.Module, lm: dspy.LM, store:
     with the reason (a resume processes it again). A fatal endpoint error is raised after the paper is
     written, since no later paper can succeed either."""
     name = paper.path.name
-    meter = UsageMeter(lm.history)
+    meter = UsageMeter(lm)
     guard = PaperGuard(settings.backend.fault_retries, settings.backend.fault_backoff_s, settings.paper_timeout_s)
     with mlflow.start_span(name=f"paper:{name}") as span:
         span.set_inputs({"file": name, "condition": settings.condition})
@@ -208,7 +213,7 @@ def _process_paper(paper: CorpusPaper, program: dspy.Module, lm: dspy.LM, store:
 
         try:
             with guarding(guard):
-                parsed = parse_pdf(paper.path)
+                parsed = parser.parse(paper.path)
                 records: list[DatasetRecord] = program(paper=parsed, supplied=paper.refs, events=events).records
         except EndpointError as exc:
             failed(str(exc))
@@ -236,7 +241,7 @@ def _commit(store: RunStore, name: str, records: list[DatasetRecord], status: st
             guard: PaperGuard) -> dict[str, Any]:
     """Commit a paper's records and its status line, with what it used; return the status line."""
     row = {"file": name, "status": status, "seconds": round(time.monotonic() - guard.started, 2),
-           "llm_calls": used.calls, "prompt_tokens": used.prompt_tokens, "completion_tokens": used.completion_tokens,
+           "model_seconds": round(used.model_s, 2), "llm_calls": used.calls, "prompt_tokens": used.prompt_tokens, "completion_tokens": used.completion_tokens,
            "endpoint_retries": guard.endpoint_retries, "answer_retries": guard.answer_retries, "reason": reason}
     return {**row, "records": store.commit_paper(records, row)}
 

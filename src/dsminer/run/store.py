@@ -234,6 +234,7 @@ def run_metrics(records: list[DatasetRecord], papers: list[dict[str, Any]], even
         "completion_tokens_per_paper": round(sum(p.get("completion_tokens", 0) for p in papers) / processed, 1),
         "wall_time_s": round(wall_s, 2),
         "seconds_per_paper": round(sum(p.get("seconds", 0) for p in papers) / processed, 2),
+        "model_seconds_per_paper": round(sum(p.get("model_seconds", 0) for p in papers) / processed, 2),
         "links_rejected": event_counts.get("link_rejected", 0),
         "evidence_missing": event_counts.get("evidence_missing", 0),
         "step_failures": event_counts.get("step_failed", 0) + event_counts.get("parse_failed", 0),

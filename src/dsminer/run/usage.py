@@ -1,4 +1,4 @@
-"""Count LLM calls and tokens from an LM's history, per paper and per run."""
+"""Count LLM calls, tokens and the time spent waiting on the model, per paper and per run."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ class Usage:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    model_s: float = 0.0  # seconds spent inside LM calls (waiting on the endpoint)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(self.calls + other.calls, self.prompt_tokens + other.prompt_tokens,
-                     self.completion_tokens + other.completion_tokens)
+                     self.completion_tokens + other.completion_tokens, self.model_s + other.model_s)
 
 
 def usage_of(history: list[dict[str, Any]]) -> Usage:
@@ -27,15 +28,21 @@ def usage_of(history: list[dict[str, Any]]) -> Usage:
 
 
 class UsageMeter:
-    """Reads the usage added to an LM's history since the last `take()`.
+    """Reads the usage an LM added since the last `take()`: from its history, and the seconds its calls
+    waited when it counts them (`dsminer.backend.lm.TimedLM`).
 
     The history is capped (old entries drop off the front), so the meter remembers the last entry
     it saw rather than an index.
     """
 
-    def __init__(self, history: list[dict[str, Any]]) -> None:
-        self.history = history
-        self.last = history[-1] if history else None
+    def __init__(self, lm: Any) -> None:
+        self.lm = lm
+        self.history: list[dict[str, Any]] = lm.history
+        self.last = self.history[-1] if self.history else None
+        self.waited = self._waited()
+
+    def _waited(self) -> float:
+        return float(getattr(self.lm, "waited_s", 0.0))
 
     def take(self) -> Usage:
         start = len(self.history)
@@ -43,4 +50,6 @@ class UsageMeter:
             start -= 1
         used = usage_of(self.history[start:])
         self.last = self.history[-1] if self.history else None
+        waited, self.waited = self.waited, self._waited()
+        used.model_s = self.waited - waited
         return used
