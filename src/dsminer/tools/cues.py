@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from dsminer.tools.text import TABLE_CAPTION, name_pattern
 
@@ -75,7 +76,14 @@ def score_sentence(
     """A deterministic score for how likely `text` names a dataset, and the strongest cue's match.
 
     On a page with a table caption (`table_page`), a row of capitalised names scores as a table header.
+    Remembered for recent sentences: an agent's retry scores the same paper again.
     """
+    return _score_sentence(text, tuple(extra_keywords), table_page)
+
+
+@lru_cache(maxsize=8192)
+def _score_sentence(text: str, extra_keywords: tuple[str, ...],
+                    table_page: bool) -> tuple[float, re.Match[str] | None]:
     strong = list(_STRONG.finditer(text))
     medium = list(_MEDIUM.finditer(text))
     extra = [m for m in (_keyword_match(k, text) for k in extra_keywords) if m is not None]
