@@ -146,14 +146,15 @@ class _Sized:
         return self.size
 
 
-def process_papers(todo: Sequence[CorpusPaper], parser: PaperParser, program: dspy.Module, lm: dspy.LM, store: RunStore,
-                   events: EventLog, settings: Settings,
+def process_papers(todo: Sequence[CorpusPaper], parser: PaperParser, program: dspy.Module, lm: dspy.LM,
+                   store: RunStore, events: EventLog, settings: Settings,
                    progress: Callable[[Sequence[CorpusPaper]], Any] | None = None) -> None:
     """Process the papers, `settings.workers` at a time, and stop the run when the endpoint failed on
     `settings.stop_after_failed_papers` papers in a row (in the order they finished).
 
-    `parser` parses the PDFs in separate processes a few papers ahead, so parsing overlaps the model steps. Parallel papers share the program (its counters and memory are thread-safe) and each
-    thread has its own copy of the LM, so the calls, tokens and events of a paper stay that paper's."""
+    `parser` parses the PDFs in separate processes a few papers ahead, so parsing overlaps the model steps.
+    Parallel papers share the program (its counters and memory are thread-safe) and each thread has its own
+    copy of the LM, so the calls, tokens and events of a paper stay that paper's."""
     down = 0
 
     def finished(status: str) -> None:
@@ -241,7 +242,8 @@ def _commit(store: RunStore, name: str, records: list[DatasetRecord], status: st
             guard: PaperGuard) -> dict[str, Any]:
     """Commit a paper's records and its status line, with what it used; return the status line."""
     row = {"file": name, "status": status, "seconds": round(time.monotonic() - guard.started, 2),
-           "model_seconds": round(used.model_s, 2), "llm_calls": used.calls, "prompt_tokens": used.prompt_tokens, "completion_tokens": used.completion_tokens,
+           "model_seconds": round(used.model_s, 2), "llm_calls": used.calls, "prompt_tokens": used.prompt_tokens,
+           "completion_tokens": used.completion_tokens,
            "endpoint_retries": guard.endpoint_retries, "answer_retries": guard.answer_retries, "reason": reason}
     return {**row, "records": store.commit_paper(records, row)}
 
