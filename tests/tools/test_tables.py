@@ -58,3 +58,13 @@ def test_a_page_without_drawings_skips_the_table_search(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(pymupdf.Page, "find_tables", lambda *args, **kwargs: calls.append(args))
     assert read_page_tables(page) == [] and calls == []
+
+
+def test_a_ruled_grid_without_a_table_caption_is_not_searched(tmp_path, monkeypatch):
+    calls = []
+    original = pymupdf.Page.find_tables
+    monkeypatch.setattr(pymupdf.Page, "find_tables", lambda *args, **kwargs: calls.append(1) or original(*args, **kwargs))
+    with pymupdf.open(ruled_table_pdf(tmp_path / "figure.pdf", caption="Figure 2: A diagram drawn as a grid.")) as doc:
+        assert read_page_tables(doc[0]) == [] and calls == []
+    with pymupdf.open(ruled_table_pdf(tmp_path / "table.pdf")) as doc:
+        assert len(read_page_tables(doc[0])) == 1 and calls == [1]

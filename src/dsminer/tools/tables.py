@@ -53,26 +53,34 @@ def _cell_texts(values: list[object]) -> list[str]:
     return list(dict.fromkeys(cells))[:MAX_CELLS]
 
 
-def _caption_near(page: pymupdf.Page, bbox: pymupdf.Rect) -> str | None:
-    """The "Table N:" block closest above or below the table."""
+def _caption_blocks(page: pymupdf.Page) -> list[tuple[pymupdf.Rect, str]]:
+    """The page's text blocks that start with "Table N:" (or "Tab. N."), with their boxes."""
+    blocks = ((block, collapse_whitespace(str(block[4]))) for block in page.get_text("blocks"))
+    return [(pymupdf.Rect(block[:4]), text[:300]) for block, text in blocks
+            if block[6] == 0 and TABLE_CAPTION.match(text)]
+
+
+def _caption_near(captions: list[tuple[pymupdf.Rect, str]], bbox: pymupdf.Rect) -> str | None:
+    """The caption closest above or below the table, within reach."""
     best: tuple[float, str] | None = None
-    for block in page.get_text("blocks"):
-        text = collapse_whitespace(str(block[4]))
-        if block[6] != 0 or not TABLE_CAPTION.match(text):
-            continue
-        gap = min(abs(block[1] - bbox.y1), abs(bbox.y0 - block[3]))
+    for box, text in captions:
+        gap = min(abs(box.y0 - bbox.y1), abs(bbox.y0 - box.y1))
         if gap <= _CAPTION_REACH and (best is None or gap < best[0]):
-            best = (gap, text[:300])
+            best = (gap, text)
     return best[1] if best else None
 
 
 def read_page_tables(page: pymupdf.Page) -> list[TableText]:
     """The tables PyMuPDF finds on `page`; a page whose table search fails gives none.
 
-    PyMuPDF's default table search builds tables from drawn lines, so a page without vector drawings has
-    none, and the (costly) search is skipped there: the same tables on the 58 scirex PDFs, in 22% less time."""
+    The (costly) search runs only on a page that has vector drawings, which PyMuPDF's default search builds
+    tables from, and a "Table N" caption. On the 58 scirex PDFs the caption condition cuts the search time from
+    66 s to 27 s and drops 130 of 260 tables, none with a caption: diagrams of figures read as grids."""
     try:
         if not page.get_cdrawings():
+            return []
+        captions = _caption_blocks(page)
+        if not captions:
             return []
         found = page.find_tables().tables
     except Exception as exc:  # noqa: BLE001  (table search is a heuristic; text extraction already worked)
@@ -84,6 +92,6 @@ def read_page_tables(page: pymupdf.Page) -> list[TableText]:
         header = _cell_texts(list(table.header.names)) if table.header else []
         first = _cell_texts([row[0] for row in rows[1:] if row]) if rows else []
         if header or first:
-            tables.append(TableText(page.number + 1, _caption_near(page, pymupdf.Rect(table.bbox)),
+            tables.append(TableText(page.number + 1, _caption_near(captions, pymupdf.Rect(table.bbox)),
                                     tuple(header), tuple(first)))
     return tables
