@@ -99,3 +99,12 @@ def test_a_name_the_paper_calls_a_dataset_is_kept_whatever_non_model_kind_it_was
     selection = select_datasets(proposals, text, cap=5, sentences=sentences)
     assert sorted(d.name for d in selection.chosen) == ["Amazon Review Polarity", "KanShan-Cup"]
     assert dict(selection.dropped) == {"BERT": "kind model", "Accuracy": "kind metric"}
+
+
+def test_a_name_written_before_a_split_is_data():
+    sentences = ["10% of the KiteQA training set was held out for validation.", "KiteQA has short stories.",
+                 "The Songbird test accuracy is 90% on the test set.", "It test data ran slowly."]
+    proposals = [Proposal("KiteQA", "task"), Proposal("Songbird"), Proposal("IT")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert [d.name for d in selection.chosen] == ["KiteQA"]
+    assert dict(selection.dropped) == {"Songbird": "not written as data", "IT": "not in the paper text or generic"}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from dsminer.tools.catalog import catalog_names_in
 from dsminer.tools.names import NOT_DATASETS, count_mentions, looks_like_non_dataset
 from dsminer.tools.pdf import ParsedPaper
+from dsminer.tools.text import DATA_NOUN, name_pattern
 
 MAX_CANDIDATES = 12
 # A name token: capitalised, or lower-case with an inner capital ("bAbI"); with an optional year or version
@@ -21,7 +22,11 @@ _TOKEN = r"(?:[A-Z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*)(?:[-.][A-Za-z0-9]+)*(?:
 _LIST_AFTER = re.compile(
     rf"\b(?:on|using|from)\s+(?:the\s+)?({_TOKEN}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+)(?:the\s+)?{_TOKEN})*)"
 )
-_BEFORE_NOUN = re.compile(rf"({_TOKEN})\s+(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?)\b")
+# A split of a dataset written after its name: "the bAbI training set", "the WSJ test data".
+SPLIT_NOUN = r"(?:training|train|test|testing|dev|development|validation|held-out)\s+(?:sets?|splits?|data)"
+_BEFORE_NOUN = re.compile(
+    rf"({_TOKEN})\s+(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|{SPLIT_NOUN})\b"
+)
 _CAP_WORD = r"[A-Z][A-Za-z0-9\-']*"
 # Capitalised words before a data noun ("Wall Street Journal corpus") or ending in one ("Penn Treebank").
 _PHRASE_BEFORE_NOUN = re.compile(rf"\b((?:{_CAP_WORD}\s+){{1,3}}{_CAP_WORD})\s+(?:data ?sets?|corpus|corpora|benchmarks?)\b")
@@ -106,8 +111,19 @@ def sentence_candidates(sentence: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
+    """How many prose sentences (not table text) write one of `names` as data: beside a data noun ("dataset",
+    "corpus", "benchmark", "treebank", "collection") or directly before a split ("X training set")."""
+    patterns = [p for p in map(name_pattern, names) if p is not None]
+    splits = [re.compile(rf"(?:{p.pattern})\s+(?i:{SPLIT_NOUN})\b", p.flags) for p in patterns]
+    return sum(1 for s in sentences if not is_table_row_text(s) and (
+        (DATA_NOUN.search(s) and any(p.search(s) for p in patterns)) or any(p.search(s) for p in splits)))
+
+
 def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES) -> list[Candidate]:
-    """The paper's likeliest dataset names, best first: near data cues, in tables, or in the catalogue."""
+    """The paper's likeliest dataset names, best first: found near data cues, in tables, or in the catalogue,
+    and written as data by at least one prose sentence (see `data_support`). The selection after the names
+    step keeps only such names, so offering the others would only spend the step's output on them."""
     body = paper.body_sentences()
     text = "\n".join(body)
     sources: dict[str, tuple[str, set[str]]] = {}
@@ -124,6 +140,6 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
     add(_table_cells(paper), "table")
     add(catalog_names_in(text, catalog), "catalog")
     found = [Candidate(name, count_mentions(name, text), tuple(sorted(kinds))) for name, kinds in sources.values()]
-    found = [candidate for candidate in found if candidate.mentions]
+    found = [candidate for candidate in found if candidate.mentions and data_support([candidate.name], body)]
     return sorted(found, key=lambda c: -c.score)[:limit]
 

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dsminer.schema import normalize_name
-from dsminer.tools.candidates import is_table_row_text
+from dsminer.tools.candidates import SPLIT_NOUN, data_support
 from dsminer.tools.names import clean_name, count_mentions, name_problem
-from dsminer.tools.text import DATA_NOUN, name_pattern
+from dsminer.tools.text import name_pattern
 
 ROLE_ORDER = {"created": 0, "used": 1, "mentioned": 2}
 _TAIL_WORDS = re.compile(r"^(.*?[A-Z0-9][^ ]*)((?:\s+[a-z][a-z\-]*)*\s+(?:data ?sets?|corpus|corpora|benchmarks?|data))$")
@@ -148,23 +148,24 @@ def checked_role(name: str, role: str, sentences: Sequence[str]) -> str:
 
 
 def written_as_data(name: str, sentences: Sequence[str]) -> bool:
-    """Whether the paper itself calls `name` data: "X dataset", "X corpus", "the X benchmark", "dataset X".
+    """Whether the paper itself calls `name` data: "X dataset", "X corpus", "the X benchmark", "dataset X",
+    "the X training set".
     Such a name is a dataset whatever kind (other than a model) the names step gave it."""
     pattern = name_pattern(name)
     if pattern is None:
         return False
-    noun = r"(?:data ?sets?|corpus|corpora|benchmarks?|collections?)"
-    around = re.compile(rf"(?:{pattern.pattern})\s+{noun}\b|\b{noun}\s+(?:called\s+|named\s+)?(?:{pattern.pattern})",
-                        re.I)
+    noun = r"(?i:data ?sets?|corpus|corpora|benchmarks?|collections?)"
+    name = f"(?:{pattern.pattern})"
+    around = re.compile(rf"{name}\s+(?:{noun}|(?i:{SPLIT_NOUN}))\b|\b{noun}\s+(?i:called\s+|named\s+)?{name}",
+                        pattern.flags)
     return any(around.search(sentence) for sentence in sentences)
 
 
 def data_sentences(dataset: ChosenDataset, sentences: Sequence[str]) -> int:
-    """How many prose sentences (not table text) write the dataset, or an alias, beside a data noun: "dataset",
-    "corpus", "benchmark", "treebank", "collection". The paper's own words that the name is data."""
-    patterns = [p for p in map(name_pattern, (dataset.name, *dataset.aliases)) if p is not None]
-    return sum(1 for s in sentences
-               if DATA_NOUN.search(s) and not is_table_row_text(s) and any(p.search(s) for p in patterns))
+    """How many prose sentences (not table text) write the dataset, or an alias, as data: beside "dataset",
+    "corpus", "benchmark", "treebank", "collection", or before a split ("X training set"). The paper's own
+    words that the name is data."""
+    return data_support((dataset.name, *dataset.aliases), sentences)
 
 
 def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
