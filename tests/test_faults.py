@@ -144,16 +144,34 @@ def test_an_unexpected_error_in_one_paper_does_not_end_the_run(corpus, run_in, m
 
     real = PaperParser.parse
 
-    def broken_for_c(parser, path):
+    def broken_for_c(parser, path, timeout=None):
         if Path(path).name == "c.pdf":
             raise OSError("disk read failed")
-        return real(parser, path)
+        return real(parser, path, timeout)
     monkeypatch.setattr(PaperParser, "parse", broken_for_c)
     with FakeOpenAI([scripted] * 20) as fake:
         result = run_in(corpus, fake)
     assert result.exit_code == 2
     assert papers()["c.pdf"]["reason"] == "unexpected error: OSError: disk read failed"
     assert papers()["d.pdf"]["status"] == "ok"
+
+
+def test_a_parse_that_hangs_fails_its_paper_at_the_time_limit_and_the_run_goes_on(corpus, run_in, monkeypatch):
+    from dsminer.run.parsing import PaperParser
+    from tests.tools.test_parse_ahead import hang_on_stuck
+
+    one_page_pdf(corpus / "stuck.pdf", ["Stuck", "A PDF the parser never finishes."])
+    real = PaperParser.__init__
+    monkeypatch.setattr(PaperParser, "__init__", lambda parser, paths, processes, ahead:
+                        real(parser, paths, processes, ahead, reader=hang_on_stuck))
+    monkeypatch.setenv("DSMINER_PAPER_TIMEOUT_S", "5")
+    with FakeOpenAI([scripted] * 40) as fake:
+        result = run_in(corpus, fake)
+    assert result.exit_code == 2
+    assert papers()["stuck.pdf"]["status"] == "failed"
+    assert "stuck.pdf: parsing took longer than the time limit of 5 s" in papers()["stuck.pdf"]["reason"]
+    assert {name: row["status"] for name, row in papers().items() if name != "stuck.pdf"} == dict.fromkeys(
+        ["a.pdf", "b.pdf", "c.pdf", "d.pdf"], "ok")
 
 
 def test_a_kill_between_records_and_status_then_resume_gives_the_records_of_an_uninterrupted_run(corpus, run_in):

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from dsminer.errors import DsminerError
-from dsminer.run.parsing import PaperParser, ParserCrashed, parse_processes
+from dsminer.run.parsing import PaperParser, ParserCrashed, ParserHung, parse_processes
 from dsminer.tools.pdf import ParsedPaper, parse_pdf
 
 from tests.tools.conftest import PAGE_ONE, PAGE_TWO, PdfMaker
@@ -19,6 +21,15 @@ def crash_on_bomb(path: Path) -> ParsedPaper:
     """A parse that kills its process on `bomb.pdf`, as a crash inside PyMuPDF would."""
     if path.name == "bomb.pdf":
         os._exit(1)
+    return parse_pdf(path)
+
+
+def hang_on_stuck(path: Path) -> ParsedPaper:
+    """A parse that never ends on `stuck.pdf` (after leaving its process id beside it), as a PDF that sends
+    PyMuPDF into an endless loop does."""
+    if path.name == "stuck.pdf":
+        path.with_suffix(".pid").write_text(str(os.getpid()))
+        time.sleep(600)
     return parse_pdf(path)
 
 
@@ -66,6 +77,22 @@ def test_a_pdf_that_kills_the_parser_fails_alone_and_the_next_papers_parse(paper
         with pytest.raises(ParserCrashed, match="bomb.pdf: the PDF parser crashed"):
             parser.parse(bomb)
         assert [parser.parse(path).path for path in papers[1:]] == papers[1:]
+
+
+def test_a_parse_past_the_time_limit_fails_its_paper_and_its_process_is_stopped(papers: list[Path],
+                                                                               make_pdf: PdfMaker) -> None:
+    stuck = make_pdf("stuck.pdf", [PAGE_ONE])
+    with PaperParser([stuck, *papers], processes=2, ahead=3, reader=hang_on_stuck) as parser:
+        with pytest.raises(ParserHung, match="stuck.pdf: parsing took longer than the time limit of 2 s"):
+            parser.parse(stuck, timeout=2)
+        assert [parser.parse(path, timeout=300).path for path in papers] == papers
+    pid = int(stuck.with_suffix(".pid").read_text())
+    for _ in range(100):  # the killed process is reaped by its pool's manager thread or here
+        if pid not in {child.pid for child in multiprocessing.active_children()}:
+            break
+        time.sleep(0.1)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
 
 
 def test_without_processes_the_calling_thread_parses(papers: list[Path]) -> None:

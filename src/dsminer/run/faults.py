@@ -11,7 +11,8 @@ Each kind of failure has its own bound, counted apart from an agent's quality re
   (event `answer_retry`); then the step fails (`StepFailure`) and the paper is written `partial`.
 - **The paper's time limit** (`paper_timeout_s`): checked before every call and every retry; past it the paper
   fails (`PaperTimeout`). One call is bounded by `backend.request_timeout_s`, so a hung server holds a paper
-  at most the limit plus one request timeout.
+  at most the limit plus one request timeout. Parsing is bounded by the same limit: a parse still running at it
+  is stopped (its process killed) and the paper fails (`ParserHung`).
 
 The guard of the paper being processed is held in a context variable, so the steps of every condition (and
 papers processed in parallel threads) find their own.

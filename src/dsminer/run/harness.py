@@ -214,7 +214,7 @@ def _process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module
 
         try:
             with guarding(guard):
-                parsed = parser.parse(paper.path)
+                parsed = parser.parse(paper.path, guard.time_left("parse"))
                 records: list[DatasetRecord] = program(paper=parsed, supplied=paper.refs, events=events).records
         except EndpointError as exc:
             failed(str(exc))

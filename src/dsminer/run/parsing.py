@@ -13,7 +13,9 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import TracebackType
 
@@ -25,6 +27,10 @@ log = logging.getLogger(__name__)
 
 class ParserCrashed(DsminerError):
     """The parser process died on a PDF (twice), as a PyMuPDF crash on a malformed file does."""
+
+
+class ParserHung(DsminerError):
+    """Parsing a PDF took longer than the paper's time limit; its process was stopped."""
 
 
 def parse_processes(setting: int | None, workers: int) -> int:
@@ -45,8 +51,8 @@ def _parse_in_child(parse: Callable[[Path], ParsedPaper], path: Path) -> ParsedP
 class PaperParser:
     """Parses `paths` in `processes` processes, keeping up to `ahead` papers parsed or in progress beyond those
     taken; `parse(path)` returns one paper (from any thread) and raises `DsminerError` for a refused PDF. With
-    0 processes, `parse` parses in the calling thread. `reader` is the parse function (a module-level one, since
-    it is sent to the processes)."""
+    0 processes, `parse` parses in the calling thread (and a time limit cannot stop it). `reader` is the parse
+    function (a module-level one, since it is sent to the processes)."""
 
     def __init__(self, paths: Sequence[Path], processes: int, ahead: int,
                  reader: Callable[[Path], ParsedPaper] = parse_pdf) -> None:
@@ -73,33 +79,47 @@ class PaperParser:
                 self.pool.shutdown(wait=False, cancel_futures=True)
                 self.pool = None
 
-    def parse(self, path: Path) -> ParsedPaper:
+    def parse(self, path: Path, timeout: float | None = None) -> ParsedPaper:
+        """The parsed paper; after `timeout` seconds, `ParserHung`, and the processes of the pool that holds the
+        hung parse are stopped (the other papers in it are parsed again, as after a crash)."""
         if not self.processes:
             return self.reader(path)
         with self.lock:
             future = self.pending.pop(path, None) or self._submit(path)
+            workers = _workers(self.pool)
             self.taken.add(path)
             self._top_up()
             generation = self.generation
         try:
-            result = future.result()
+            result = future.result(timeout)
+        except FutureTimeout:
+            with self.lock:
+                self._drop_pool(generation)
+            _kill(workers)
+            raise ParserHung(f"{path.name}: parsing took longer than the time limit of {timeout:.0f} s") from None
         except BrokenProcessPool:
-            result = self._parse_again(path, generation)
+            result = self._parse_again(path, generation, timeout)
         if isinstance(result, str):
             raise DsminerError(result)
         return result
 
-    def _parse_again(self, path: Path, generation: int) -> ParsedPaper | str:
+    def _parse_again(self, path: Path, generation: int, timeout: float | None) -> ParsedPaper | str:
         """Once more, alone in a new process, after the pool broke: the crash may have been another paper's,
         and alone, a second crash is this paper's own."""
         log.warning("%s: the parser process died; parsing it again on its own", path.name)
         with self.lock:
             self._drop_pool(generation)
-        with self._new_pool(1) as solo:
-            try:
-                return solo.submit(_parse_in_child, self.reader, path).result()
-            except BrokenProcessPool as exc:
-                raise ParserCrashed(f"{path.name}: the PDF parser crashed on this file") from exc
+        solo = self._new_pool(1)
+        workers = _workers(solo)
+        try:
+            return solo.submit(_parse_in_child, self.reader, path).result(timeout)
+        except BrokenProcessPool as exc:
+            raise ParserCrashed(f"{path.name}: the PDF parser crashed on this file") from exc
+        except FutureTimeout:
+            _kill(workers)
+            raise ParserHung(f"{path.name}: parsing took longer than the time limit of {timeout:.0f} s") from None
+        finally:
+            solo.shutdown(wait=False, cancel_futures=True)
 
     def _drop_pool(self, broken: int) -> None:
         """Let go of the pool of generation `broken` unless another thread did already; the papers queued in it
@@ -126,3 +146,15 @@ class PaperParser:
             self.next += 1
             if path not in self.taken and path not in self.pending:
                 self.pending[path] = self._submit(path)
+
+
+def _workers(pool: ProcessPoolExecutor | None) -> dict[int, BaseProcess]:
+    """The pool's live map of processes (filled as it starts them), held apart because `shutdown` lets go of it."""
+    workers = getattr(pool, "_processes", None)
+    return workers if workers is not None else {}
+
+
+def _kill(workers: dict[int, BaseProcess]) -> None:
+    """Kill a pool's processes: a parse stuck in PyMuPDF's C code cannot be interrupted any other way."""
+    for process in list(workers.values()):
+        process.kill()
