@@ -148,10 +148,10 @@ def test_ctrl_c_keeps_finished_papers_and_marks_the_run_interrupted(tmp_path, co
 
     real_parse = PaperParser.parse
 
-    def parse_then_interrupt(parser, path):
+    def parse_then_interrupt(parser, path, timeout=None):
         if path.name == "b.pdf":
             raise KeyboardInterrupt
-        return real_parse(parser, path)
+        return real_parse(parser, path, timeout)
 
     monkeypatch.setattr(PaperParser, "parse", parse_then_interrupt)
     monkeypatch.chdir(tmp_path)
