@@ -32,6 +32,10 @@ class ParserCrashed(DsminerError):
 class ParserHung(DsminerError):
     """Parsing a PDF took longer than the paper's time limit; its process was stopped."""
 
+    @classmethod
+    def after(cls, path: Path, timeout: float | None) -> ParserHung:
+        return cls(f"{path.name}: parsing took longer than the time limit of {timeout:.0f} s")
+
 
 def parse_processes(setting: int | None, workers: int) -> int:
     """Processes to parse with: the setting, else one per worker and at most one per core (0: no processes)."""
@@ -96,7 +100,7 @@ class PaperParser:
             with self.lock:
                 self._drop_pool(generation)
             _kill(workers)
-            raise ParserHung(f"{path.name}: parsing took longer than the time limit of {timeout:.0f} s") from None
+            raise ParserHung.after(path, timeout) from None
         except BrokenProcessPool:
             result = self._parse_again(path, generation, timeout)
         if isinstance(result, str):
@@ -117,7 +121,7 @@ class PaperParser:
             raise ParserCrashed(f"{path.name}: the PDF parser crashed on this file") from exc
         except FutureTimeout:
             _kill(workers)
-            raise ParserHung(f"{path.name}: parsing took longer than the time limit of {timeout:.0f} s") from None
+            raise ParserHung.after(path, timeout) from None
         finally:
             solo.shutdown(wait=False, cancel_futures=True)
 
