@@ -172,22 +172,33 @@ def test_llm_reflection_runs_in_s1b_and_not_in_s1a(paper_pdf, tmp_path):
     assert {e["source"] for e in of_kind(events_b, "reflection")} == {"llm"}
 
 
-def test_a_low_model_score_retries_with_its_search_terms(paper_pdf, tmp_path):
-    answers = [names("ReefCount-3k", "KelpScenes"), judged(0.2, ("appendix tables",)),
-               names("ReefCount-3k", "KelpScenes"), judged(0.9), details(), judged(0.9), details(), judged(0.9)]
+def test_a_low_model_score_alone_does_not_retry(paper_pdf, tmp_path):
+    answers = [names("ReefCount-3k", "KelpScenes"), judged(0.2, ("appendix tables",)), details(), judged(0.9),
+               details(), judged(0.9)]
+    _, lm, events, agent = run_agent(paper_pdf, answers, conditions(tmp_path, "s1b"))
+    assert len(lm.history) == 6 and agent.counters.retries == 0
+    first = of_kind(events, "reflection", "names")[0]
+    assert first["model_score"] == 0.2 and first["score"] == 1.0
+
+
+def test_a_rule_retry_carries_the_model_search_terms(paper_pdf, tmp_path):
+    answers = [names("ReefCount-3k"), judged(0.2, ("appendix tables",)), names("ReefCount-3k", "KelpScenes"),
+               judged(0.9), details(), judged(0.9), details(), judged(0.9)]
     _, lm, events, agent = run_agent(paper_pdf, answers, conditions(tmp_path, "s1b"))
     assert len(lm.history) == 8
     retry = of_kind(events, "retry", "names")[0]
     assert "appendix tables" in retry["params"]["keywords"]
-    assert agent.counters.productive_retries == 1  # the score rose, though no name was added
+    assert "read the results" in prompt(lm.history[2])
+    assert agent.counters.productive_retries == 1
 
 
 @pytest.mark.parametrize(("first_names", "model_calls"), [(("ReefCount-3k", "KelpScenes"), 0), (("ReefCount-3k",), 1)])
 def test_selective_reflection_asks_the_model_only_under_the_threshold(paper_pdf, tmp_path, first_names, model_calls):
-    answers = [names(*first_names), *([judged(0.9)] * model_calls), details(), details()]
+    retry = [judged(0.9), names("ReefCount-3k", "KelpScenes")] if model_calls else []
+    answers = [names(*first_names), *retry, details(), details()]
     records, lm, _, agent = run_agent(paper_pdf, answers, conditions(tmp_path, "s1a", reflection="selective"))
-    assert agent.counters.llm_reflections == model_calls
-    assert len(lm.history) == 1 + model_calls + len(records)
+    assert agent.counters.llm_reflections == model_calls and agent.counters.retries == model_calls
+    assert len(lm.history) == 1 + 2 * model_calls + len(records)
 
 
 def test_the_event_log_holds_each_event_kind(paper_pdf, tmp_path):

@@ -149,12 +149,21 @@ def test_search_terms_are_short_and_plain():
     assert terms == ["Table 2", "appendix"]
 
 
-def test_model_view_decides_the_score_and_adds_its_terms():
+def test_model_view_shapes_the_retry_but_the_rule_score_decides():
     rule = Reflection(0.9, [], [], [], "rule")
     judged = with_model_view(rule, 0.3, ["datasets in the appendix were missed"], ["read the appendix"], ["appendix"])
-    assert judged.score == 0.3 and judged.source == "llm"
-    assert judged.diagnosable and judged.keywords == ["appendix"]
-    assert "model_risk" in judged.codes()
+    assert judged.score == 0.9 and judged.model_score == 0.3 and judged.source == "llm"
+    assert judged.keywords == ["appendix"] and "read the appendix" in judged.suggestions
+    assert "model_risk" in judged.codes() and not judged.diagnosable
+
+
+def test_model_view_adds_its_advice_to_a_rule_issue():
+    rule = reflect_on_names([], [], TEXT, EVALUATED)
+    judged = with_model_view(rule, 0.9, ["the results table was not read"], ["read Table 2"], ["Table 2"])
+    assert judged.score == rule.score and judged.diagnosable
+    feedback = plan_retry(judged, 1, 40, 6000).feedback
+    assert "the results table was not read" in feedback and "read Table 2" in feedback
+    assert "Table 2" in plan_retry(judged, 1, 40, 6000).keywords
 
 
 def test_model_view_without_a_score_keeps_the_rule_score():

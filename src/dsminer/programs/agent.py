@@ -229,7 +229,7 @@ class AgentController:
         run.first_score = reflection.score if run.first_score is None else run.first_score
         run.codes = tuple(dict.fromkeys([*run.codes, *reflection.codes()]))
         self.emit("reflection", step.name, dataset=run.params.dataset, attempt=run.params.attempt,
-                  score=reflection.score, rule_score=rule.score, source=reflection.source,
+                  score=reflection.score, model_score=reflection.model_score, source=reflection.source,
                   issues=[{"code": i.code, "message": i.message} for i in reflection.issues],
                   suggestions=reflection.suggestions, diagnosable=reflection.diagnosable)
 

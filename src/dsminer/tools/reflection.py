@@ -46,6 +46,7 @@ class Reflection:
     suggestions: list[str] = field(default_factory=list)
     keywords: list[str] = field(default_factory=list)
     source: str = "rule"
+    model_score: float | None = None
 
     @property
     def diagnosable(self) -> bool:
@@ -214,10 +215,13 @@ def parse_score(value: object) -> float | None:
 
 def with_model_view(rule: Reflection, score: float | None, risks: object, suggestions: object,
                     terms: object) -> Reflection:
-    """The rule reflection extended by a model's judgement; its score decides when it gave one."""
+    """The rule reflection extended by a model's judgement. The rule score still decides whether a step is
+    retried (a small model's score disagrees with what the code can check, e.g. "no title" beside a
+    title); the model's risks, advice and search terms shape the retry's feedback and context, and its
+    score is kept beside the rule's."""
     proposed = search_terms(terms)
     advice = clean_list(suggestions)
-    risk_issues = [Issue("model_risk", risk, 0.0, bool(advice or proposed)) for risk in clean_list(risks)[:4]]
-    return Reflection(rule.score if score is None else score, [*rule.issues, *risk_issues],
-                      list(dict.fromkeys([*rule.suggestions, *advice[:3]])),
-                      list(dict.fromkeys([*rule.keywords, *proposed])), "rule" if score is None else "llm")
+    risk_issues = [Issue("model_risk", risk, 0.0, False) for risk in clean_list(risks)[:4]]
+    judged = score is not None or bool(risk_issues or advice or proposed)
+    return Reflection(rule.score, [*rule.issues, *risk_issues], list(dict.fromkeys([*rule.suggestions, *advice[:3]])),
+                      list(dict.fromkeys([*rule.keywords, *proposed])), "llm" if judged else "rule", score)
