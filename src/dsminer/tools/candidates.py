@@ -116,8 +116,9 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
     "corpus", "benchmark", "treebank", "collection") or directly before a split ("X training set")."""
     patterns = [p for p in map(name_pattern, names) if p is not None]
     splits = [re.compile(rf"(?:{p.pattern})\s+(?i:{SPLIT_NOUN})\b", p.flags) for p in patterns]
-    return sum(1 for s in sentences if not is_table_row_text(s) and (
-        (DATA_NOUN.search(s) and any(p.search(s) for p in patterns)) or any(p.search(s) for p in splits)))
+    # Both ways need the name in the sentence: look for it first, the sentence's shape only where it occurs.
+    naming = (s for s in sentences if any(p.search(s) for p in patterns) and not is_table_row_text(s))
+    return sum(1 for s in naming if DATA_NOUN.search(s) or any(p.search(s) for p in splits))
 
 
 def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES) -> list[Candidate]:
