@@ -70,11 +70,12 @@ class DatasetRecord(BaseModel):
 
 
 def normalize_name(name: str) -> str:
-    """Fold a dataset name for matching: NFKC, lower case, no punctuation or spacing differences."""
+    """Fold a dataset name for matching: NFKC, lower case, no punctuation (typographic included) or spacing
+    differences."""
     folded = unicodedata.normalize("NFKC", name).casefold()
     folded = re.sub(r"^the\s+", "", folded.strip())
     folded = re.sub(r"\s+(data ?set|corpus|benchmark)s?$", "", folded)
-    return re.sub(r"[^0-9a-z\u00c0-\uffff]+", "", folded)
+    return re.sub(r"[^0-9a-z\u00c0-\u1fff\u2070-\uffff]+", "", folded)  # typographic quotes and dashes go too
 
 
 def make_dataset_id(paper_key: str, name: str) -> str:

@@ -5,7 +5,9 @@ from dsminer.tools.candidates import (
     candidate_names,
     find_candidates,
     is_name_shaped,
+    data_support,
     is_table_row_text,
+    lists_datasets,
     row_names,
 )
 from dsminer.tools.pdf import parse_pdf
@@ -31,6 +33,10 @@ PAPER = (
     ("Results on the Penn Treebank are shown.", ["Penn Treebank"]),
     ("10% of the KiteQA training set was held out.", ["KiteQA"]),
     ("We use the Wall Street Journal corpus for training.", ["Wall Street Journal"]),
+    ("We use three datasets: Kite\u2019s News, Reef Polarity and OrcaSet.",
+     ["Kite\u2019s News", "Reef Polarity", "OrcaSet"]),
+    ("Results on benchmarks such as WhaleQA and the Atlantic Whale Corpus.", ["WhaleQA", "Atlantic Whale Corpus"]),
+    ("We evaluate on SQuAD and the WhaleQA stories.", ["SQuAD", "WhaleQA"]),
     ("We train BERT on our data.", []),
     ("On GPU we run the model.", []),
 ])
@@ -45,6 +51,24 @@ def test_candidate_names(sentence, names):
 ])
 def test_is_name_shaped(token, shaped):
     assert is_name_shaped(token) is shaped
+
+
+def test_table_text_under_a_data_column_writes_its_rows_as_data():
+    listed = "Dataset Classes Train Test Kite\u2019s News 4 120,000 7,600 Reef Polarity 2 560,000 38,000"
+    scores = "Model Kite\u2019s News 4 120,000 7,600 Reef Polarity 2 560,000 38,000"
+    assert lists_datasets(listed) and not lists_datasets(scores)
+    assert not lists_datasets("Dataset sizes are given in Table 2 for each of the corpora we use.")
+    assert row_names(listed) == ["Kite\u2019s News", "Reef Polarity"]
+    assert data_support(["Reef Polarity"], [listed]) == 1
+    assert data_support(["Reef Polarity"], [scores]) == 0
+
+
+def test_data_support_needs_the_data_noun_near_the_name():
+    assert data_support(["WhaleQA"], ["WhaleQA and OrcaSet are the two datasets of our study."]) == 1
+    assert data_support(["OrcaSet"], ["We evaluate on the datasets: WhaleQA, Reef Polarity and OrcaSet."]) == 1
+    assert data_support(["OrcaSet"], ["The OrcaSet test set is small."]) == 1
+    far = "The DeltaNet encoder, trained with a schedule that we tune once for all runs, works on every dataset."
+    assert data_support(["DeltaNet"], [far]) == 0
 
 
 def test_row_labels_of_table_text():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dsminer.tools.names import clean_dataset_names, looks_like_non_dataset, occurs_in
+from dsminer.tools.names import clean_dataset_names, looks_like_non_dataset, mentions_outside, occurs_in
 
 TEXT = (
     "We evaluate on FooBench-13 (footnote) and report FooBench-1 results. The Bar corpus is large; "
@@ -107,7 +107,8 @@ def test_footnote_digit_on_upper_case_names(raw, text, expected):
     ("Smith et al., 2015", "citation"), ("Zhang, 2015", "citation"), ("Jones (2019)", "citation"),
     ("large text dataset", "generic"), ("instruction tuning", "generic"),
     ("We train our model on a large collection of news articles crawled", "sentence"),
-    ("Watson API", "tool"), ("RLlib library", "tool"), ("BerkeleyParser", "tool"), ("Yah. A", "abbreviation"), ("LLMs", "non_dataset"), ("BERT", "non_dataset"),
+    ("Watson API", "tool"), ("RLlib library", "tool"), ("BerkeleyParser", "tool"), ("Yah. A", "abbreviation"),
+    ("AG\u2019s", "fragment"), ("LLMs", "non_dataset"), ("BERT", "non_dataset"),
     ("accuracy", "non_dataset"),
     ("Penn Treebank", None), ("WMT 2014", None), ("SemEval-2017", None), ("CoNLL 2003", None), ("reddit", None),
 ])
@@ -116,3 +117,10 @@ def test_name_problem(name, code):
 
     found = name_problem(name)
     assert (found[0] if found else None) == code
+
+
+def test_mentions_outside_longer_names():
+    text = "We use the WIDER FACE dataset. WIDER FACE has easy, medium and hard sets. FACE alone is rare."
+    assert mentions_outside("FACE", ["WIDER FACE", "FACE"], text) == 1
+    assert mentions_outside("FACE", ["WIDER FACE"], text.replace("FACE alone", "It")) == 0
+    assert mentions_outside("WIDER FACE", ["FACE"], text) == 2

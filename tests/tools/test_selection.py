@@ -7,6 +7,7 @@ from dsminer.tools.selection import (
     merge_names,
     same_dataset,
     select_datasets,
+    written_as_data,
 )
 
 TEXT = ("We evaluate on the Penn Treebank (PTB), on PTB again, on the CNN/DailyMail summarization dataset "
@@ -101,6 +102,19 @@ def test_a_name_the_paper_calls_a_dataset_is_kept_whatever_non_model_kind_it_was
     assert dict(selection.dropped) == {"BERT": "kind model", "Accuracy": "kind metric"}
 
 
+def test_a_name_listed_after_a_data_noun_or_under_a_data_column_is_data():
+    sentences = ["Table 2 gives the details of the datasets: Kite News, Reef Polarity and Reef Full.",
+                 "Dataset Classes Train Test OrcaSet 4 120,000 7,600 WhaleBank 2 560,000 38,000",
+                 "Model Train Test DeltaNet 4 120,000 7,600 GammaNet 2 560,000 38,000",
+                 "Table 3 compares the datasets; DeltaNet is our model."]
+    kinds = {"Reef Polarity": "task", "Reef Full": "task", "WhaleBank": "other", "DeltaNet": "task"}
+    assert [name for name in kinds if written_as_data(name, sentences)] == ["Reef Polarity", "Reef Full", "WhaleBank"]
+    proposals = [Proposal(name, kind) for name, kind in kinds.items()]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert sorted(d.name for d in selection.chosen) == ["Reef Full", "Reef Polarity", "WhaleBank"]
+    assert dict(selection.dropped) == {"DeltaNet": "kind task"}
+
+
 def test_a_name_written_before_a_split_is_data():
     sentences = ["10% of the KiteQA training set was held out for validation.", "KiteQA has short stories.",
                  "The Songbird test accuracy is 90% on the test set.", "It test data ran slowly."]
@@ -108,3 +122,9 @@ def test_a_name_written_before_a_split_is_data():
     selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
     assert [d.name for d in selection.chosen] == ["KiteQA"]
     assert dict(selection.dropped) == {"Songbird": "not written as data", "IT": "not in the paper text or generic"}
+
+
+def test_a_fragment_of_a_longer_name_is_never_the_display_name():
+    text = "We use the WIDER FACE dataset. The WIDER FACE validation set has three parts. WIDER FACE is large."
+    (dataset,) = merge_names([("FACE", "used"), ("WIDER FACE", "used")], text)
+    assert dataset.name == "WIDER FACE" and dataset.aliases == ("FACE",)

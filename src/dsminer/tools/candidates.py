@@ -11,23 +11,34 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from dsminer.tools.catalog import catalog_names_in
-from dsminer.tools.names import NOT_DATASETS, count_mentions, looks_like_non_dataset
+from dsminer.tools.names import NOT_DATASETS, count_mentions, looks_like_non_dataset, mentions_outside
 from dsminer.tools.pdf import ParsedPaper
 from dsminer.tools.text import DATA_NOUN, name_pattern
 
 MAX_CANDIDATES = 12
 # A name token: capitalised, or lower-case with an inner capital ("bAbI"); with an optional year or version
 # after a space ("CoNLL 2003", "SQuAD 2.0").
-_TOKEN = r"(?:[A-Z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*)(?:[-.][A-Za-z0-9]+)*(?:\s(?:19|20)\d\d\b|\s\d{1,2}\.\d\b)?"
+_TOKEN = (r"(?:[A-Z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*)(?:[-.][A-Za-z0-9]+)*(?:['\u2019]s)?"
+          r"(?:\s(?:19|20)\d\d\b|\s\d{1,2}\.\d\b)?")
 _LIST_AFTER = re.compile(
     rf"\b(?:on|using|from)\s+(?:the\s+)?({_TOKEN}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+)(?:the\s+)?{_TOKEN})*)"
 )
+# Names listed after a data noun: "the datasets: AG's News, Yelp Polarity and Yelp Full", "benchmarks such as X".
+_NOUN_LIST_NAME = rf"{_TOKEN}(?:\s{_TOKEN}){{0,2}}"
+_LIST_AFTER_NOUN = re.compile(
+    rf"\b(?:data ?sets?|corpora|benchmarks?)\s*(?::|,?\s+(?:such as|including|namely))\s+(?:the\s+)?"
+    rf"({_NOUN_LIST_NAME}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+)(?:the\s+)?{_NOUN_LIST_NAME})*)"
+)
 # A split of a dataset written after its name: "the bAbI training set", "the WSJ test data".
 SPLIT_NOUN = r"(?:training|train|test|testing|dev|development|validation|held-out)\s+(?:sets?|splits?|data)"
+_SPLIT_AFTER = re.compile(rf"\s+(?i:{SPLIT_NOUN})\b")
+# A data noun at most this many characters (about six words) from a name says the sentence calls it data.
+NEAR_CHARS = 40
+_LISTED_BEFORE = re.compile(r"\b(?i:data ?sets?|corpora|benchmarks?)\s*(?::|,?\s+(?:such as|including|namely))[^.;]*$")
 _BEFORE_NOUN = re.compile(
     rf"({_TOKEN})\s+(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|{SPLIT_NOUN})\b"
 )
-_CAP_WORD = r"[A-Z][A-Za-z0-9\-']*"
+_CAP_WORD = r"[A-Z][A-Za-z0-9\-'\u2019]*"
 # Capitalised words before a data noun ("Wall Street Journal corpus") or ending in one ("Penn Treebank").
 _PHRASE_BEFORE_NOUN = re.compile(rf"\b((?:{_CAP_WORD}\s+){{1,3}}{_CAP_WORD})\s+(?:data ?sets?|corpus|corpora|benchmarks?)\b")
 _PHRASE_WITH_NOUN = re.compile(
@@ -42,10 +53,13 @@ DATA_CUE = re.compile(
 _SOURCE_WEIGHT = {"catalog": 3.0, "cue": 3.0, "table": 2.0}
 _JOINERS = frozenset({"of", "the", "and", "for", "on", "in", "de", "&"})
 _LEADING_WORDS = frozenset("As In On For With The Our Both All Each Using From And Or Of To A An".split())
-_ODD_CHARS = re.compile(r"[^A-Za-z0-9 .'\-+/&]")
+_ODD_CHARS = re.compile(r"[^A-Za-z0-9 .'\u2019\-+/&]")
 _SECTION_WORDS = re.compile(r"^(?:EXPERIMENTS?|DATASETS?|RESULTS?|EVALUATION|DISCUSSION|INTRODUCTION|METHODS?)$", re.I)
+_DATA_HEADER = re.compile(r"(?:data ?sets?|data|corpus|corpora|benchmarks?)\s", re.I)
+_HEADER_WORDS = re.compile(r"^(?:(?:Train|Training|Test|Testing|Dev|Valid|Validation|Size|Classes|Samples|Examples|"
+                           r"Epochs?|Avg|Average|Total|Type|Tasks?|Domain|Labels|Vocab|Length|Sentences|Documents)\s+)+")
 _NUMBER_TOKEN = re.compile(r"^(?:[-+(]?\d[\d.,%\u00b1hms]*[)%]?|-|\u2013)$")
-_ROW_NAME = re.compile(r"(?:^|(?<=\s))([A-Z][A-Za-z0-9\-.']*(?:\s[A-Z][A-Za-z0-9\-.']*){0,2})(?=\s+[-\d])")
+_ROW_NAME = re.compile(r"(?:^|(?<=\s))([A-Z][A-Za-z0-9\-.'\u2019]*(?:\s[A-Z][A-Za-z0-9\-.'\u2019]*){0,2})(?=\s+[-\d])")
 
 
 @dataclass(frozen=True)
@@ -73,6 +87,8 @@ def is_name_shaped(token: str) -> bool:
         return False
     if any(word[0].islower() and word not in _JOINERS for word in words[1:]):
         return False  # "PP from S", "Results per class": a phrase, not a name
+    if token.endswith(("'s", "\u2019s")):
+        return False  # "AG's" of "AG's News": the start of a name
     if any(word in _LEADING_WORDS for word in words[1:]) or re.search(r"[a-z]\.\s", token):
         return False  # "Agreement The SemEval" runs across a boundary; "Yah. A" is a table abbreviation
     shaped = sum(c.isupper() for c in token) >= 2 or any(c.isdigit() for c in token)
@@ -80,10 +96,12 @@ def is_name_shaped(token: str) -> bool:
 
 
 def candidate_names(sentence: str) -> list[str]:
-    """Name-shaped tokens listed after "on/using/from", or before or ending in a data noun."""
+    """Name-shaped tokens listed after "on/using/from" or after a data noun ("datasets: A, B and C"), or
+    written before or ending in a data noun."""
     found: list[str] = []
-    for match in _LIST_AFTER.finditer(sentence):
-        found.extend(part for part in _SPLIT.split(match.group(1)) if part)
+    for pattern in (_LIST_AFTER, _LIST_AFTER_NOUN):
+        for match in pattern.finditer(sentence):
+            found.extend(re.sub(r"^the\s+", "", part) for part in _SPLIT.split(match.group(1)) if part)
     for pattern in (_BEFORE_NOUN, _PHRASE_BEFORE_NOUN, _PHRASE_WITH_NOUN):
         found.extend(match.group(1) for match in pattern.finditer(sentence))
     return list(dict.fromkeys(token.strip(" .") for token in found if is_name_shaped(token)))
@@ -99,9 +117,17 @@ def is_table_row_text(sentence: str) -> bool:
     return len(words) >= 5 and sum(bool(_NUMBER_TOKEN.match(w)) for w in words) >= len(words) / 3
 
 
+def lists_datasets(sentence: str) -> bool:
+    """Whether a sentence is table text under a data column ("Dataset Classes Train Samples AG's News 4 ..."):
+    its row labels are datasets."""
+    return bool(_DATA_HEADER.match(sentence)) and is_table_row_text(sentence)
+
+
 def row_names(sentence: str) -> list[str]:
-    """Name-shaped row labels in table text: capitalised words followed by a number or a dash."""
-    return [name for name in (m.group(1) for m in _ROW_NAME.finditer(sentence)) if is_name_shaped(name)]
+    """Name-shaped row labels in table text: capitalised words followed by a number or a dash, without the
+    column headers run into the first one ("Size AG's News 4" gives "AG's News")."""
+    labels = (_HEADER_WORDS.sub("", m.group(1)) for m in _ROW_NAME.finditer(sentence))
+    return [name for name in labels if is_name_shaped(name)]
 
 
 def sentence_candidates(sentence: str) -> list[str]:
@@ -112,19 +138,36 @@ def sentence_candidates(sentence: str) -> list[str]:
 
 
 def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
-    """How many prose sentences (not table text) write one of `names` as data: beside a data noun ("dataset",
-    "corpus", "benchmark", "treebank", "collection") or directly before a split ("X training set")."""
+    """How many sentences write one of `names` as data: prose with a data noun ("dataset", "corpus",
+    "benchmark", "treebank", "collection") within a few words of the name, the name directly before a split
+    ("X training set") or listed after a data noun ("the datasets: W, X and Y"), or table text under a data
+    column (see `lists_datasets`). Other table text does not count, nor a sentence whose data noun is far from
+    the name or across a semicolon (it is about another name)."""
     patterns = [p for p in map(name_pattern, names) if p is not None]
-    splits = [re.compile(rf"(?:{p.pattern})\s+(?i:{SPLIT_NOUN})\b", p.flags) for p in patterns]
-    # Both ways need the name in the sentence: look for it first, the sentence's shape only where it occurs.
-    naming = (s for s in sentences if any(p.search(s) for p in patterns) and not is_table_row_text(s))
-    return sum(1 for s in naming if DATA_NOUN.search(s) or any(p.search(s) for p in splits))
+
+    def as_data(sentence: str, mention: re.Match[str]) -> bool:
+        before = sentence[max(0, mention.start() - NEAR_CHARS):mention.start()].rsplit(";", 1)[-1]
+        after = sentence[mention.end():mention.end() + NEAR_CHARS].split(";", 1)[0]
+        return bool(DATA_NOUN.search(f"{before}{mention.group()}{after}") or _SPLIT_AFTER.match(sentence, mention.end())
+                    or _LISTED_BEFORE.search(sentence, 0, mention.start()))
+
+    def supports(sentence: str) -> bool:
+        # Look for the name first, the sentence's shape only where it occurs.
+        mentions = [m for p in patterns for m in p.finditer(sentence)]
+        if not mentions:
+            return False
+        if is_table_row_text(sentence):
+            return bool(_DATA_HEADER.match(sentence))
+        return any(as_data(sentence, mention) for mention in mentions)
+
+    return sum(1 for sentence in sentences if supports(sentence))
 
 
 def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES) -> list[Candidate]:
     """The paper's likeliest dataset names, best first: found near data cues, in tables, or in the catalogue,
     and written as data by at least one prose sentence (see `data_support`). The selection after the names
-    step keeps only such names, so offering the others would only spend the step's output on them."""
+    step keeps only such names, so offering the others would only spend the step's output on them. A name
+    written only inside a longer candidate ("FACE" of "WIDER FACE") is left out."""
     body = paper.body_sentences()
     text = "\n".join(body)
     sources: dict[str, tuple[str, set[str]]] = {}
@@ -142,5 +185,7 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
     add(catalog_names_in(text, catalog), "catalog")
     found = [Candidate(name, count_mentions(name, text), tuple(sorted(kinds))) for name, kinds in sources.values()]
     found = [candidate for candidate in found if candidate.mentions and data_support([candidate.name], body)]
+    names = [candidate.name for candidate in found]
+    found = [candidate for candidate in found if mentions_outside(candidate.name, names, text)]
     return sorted(found, key=lambda c: -c.score)[:limit]
 

@@ -75,6 +75,19 @@ def count_mentions(name: str, text: str) -> int:
     return len(pattern.findall(text)) if pattern else 0
 
 
+def mentions_outside(name: str, longer: Sequence[str], text: str) -> int:
+    """How often `name` occurs in `text` other than inside one of the `longer` names that contain it: "FACE"
+    written only in "WIDER FACE" is a fragment of that name, not a name of its own."""
+    pattern = name_pattern(name)
+    if pattern is None:
+        return 0
+    for other in longer:
+        outer = name_pattern(other)
+        if outer is not None and len(other) > len(name) and pattern.search(other):
+            text = outer.sub(" ", text)
+    return len(pattern.findall(text))
+
+
 def _strip_name(raw: str) -> str:
     """`raw` without surrounding quotes, bullets, list numbers and inner runs of whitespace."""
     name = collapse_whitespace(raw).strip(_EDGE_JUNK)
@@ -145,6 +158,8 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "sentence", f"{name!r} is a phrase or sentence, not a name"
     if len(text.split()) > 1 and not re.search(r"[A-Z0-9]", text):
         return "generic", f"{name!r} is a generic phrase, not a name"
+    if re.search(r"['\u2019]s$", text):
+        return "fragment", f"{name!r} is the start of a name (a possessive), not a name"
     if re.search(r"[a-z]\.\s+[A-Z]\.?$", text):
         return "abbreviation", f"{name!r} is a table abbreviation, not the dataset's name"
     if _TOOL_SUFFIX.search(text) or _CAMEL_TOOL_SUFFIX.search(text):

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dsminer.schema import normalize_name
-from dsminer.tools.candidates import SPLIT_NOUN, data_support
-from dsminer.tools.names import clean_name, count_mentions, name_problem
+from dsminer.tools.candidates import SPLIT_NOUN, data_support, is_table_row_text, lists_datasets
+from dsminer.tools.names import clean_name, count_mentions, mentions_outside, name_problem
 from dsminer.tools.text import name_pattern
 
 ROLE_ORDER = {"created": 0, "used": 1, "mentioned": 2}
@@ -110,7 +110,8 @@ def same_dataset(a: str, b: str, text: str) -> bool:
 
 
 def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDataset]:
-    """Group (name, role) pairs that name one dataset; the display name is the one the text uses most."""
+    """Group (name, role) pairs that name one dataset; the display name is the one the text uses most, never a
+    fragment that the text writes only inside another member ("FACE" of "WIDER FACE")."""
     groups: list[list[tuple[str, str]]] = []
     for name, role in names:
         group = next((g for g in groups if any(same_dataset(name, other, text) for other, _ in g)), None)
@@ -124,7 +125,8 @@ def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDatas
     for group in groups:
         members = [name for name, _ in group if name]
         counts = {name: count_mentions(name, text) for name in members}
-        display = max(members, key=lambda n: (counts[n], -len(n), -members.index(n)))
+        own = {name: mentions_outside(name, members, text) for name in members}
+        display = max(members, key=lambda n: (own[n] > 0, counts[n], -len(n), -members.index(n)))
         role = min((role for _, role in group), key=lambda r: ROLE_ORDER.get(r, 3))
         aliases = tuple(name for name in members if name != display)
         merged.append(ChosenDataset(display, aliases, role, sum(counts.values())))
@@ -149,16 +151,18 @@ def checked_role(name: str, role: str, sentences: Sequence[str]) -> str:
 
 def written_as_data(name: str, sentences: Sequence[str]) -> bool:
     """Whether the paper itself calls `name` data: "X dataset", "X corpus", "the X benchmark", "dataset X",
-    "the X training set".
+    "the X training set", "the datasets: W, X and Y", or a row of a table under a data column.
     Such a name is a dataset whatever kind (other than a model) the names step gave it."""
     pattern = name_pattern(name)
     if pattern is None:
         return False
     noun = r"(?i:data ?sets?|corpus|corpora|benchmarks?|collections?)"
     name = f"(?:{pattern.pattern})"
-    around = re.compile(rf"{name}\s+(?:{noun}|(?i:{SPLIT_NOUN}))\b|\b{noun}\s+(?i:called\s+|named\s+)?{name}",
-                        pattern.flags)
-    return any(around.search(sentence) for sentence in sentences)
+    listed = r"(?i::|,?\s+(?:such as|including|namely))"
+    around = re.compile(rf"{name}\s+(?:{noun}|(?i:{SPLIT_NOUN}))\b|\b{noun}\s+(?i:called\s+|named\s+)?{name}|"
+                        rf"\b{noun}\s*{listed}[^.;]*?{name}", pattern.flags)
+    return any(around.search(sentence) if not is_table_row_text(sentence) else
+               lists_datasets(sentence) and pattern.search(sentence) for sentence in sentences)
 
 
 def data_sentences(dataset: ChosenDataset, sentences: Sequence[str]) -> int:
@@ -168,13 +172,23 @@ def data_sentences(dataset: ChosenDataset, sentences: Sequence[str]) -> int:
     return data_support((dataset.name, *dataset.aliases), sentences)
 
 
+def is_dataset(proposal: Proposal, sentences: Sequence[str]) -> bool:
+    """Whether a decided name counts as a dataset: decided so; or decided a task or "other" (what a small model
+    says of a name it is unsure of) while a sentence writes it near a data noun (`data_support`); or decided
+    a method or metric while the paper calls it data outright (`written_as_data`). A model stays a model."""
+    if proposal.kind in ("dataset", "model"):
+        return proposal.kind == "dataset"
+    if proposal.kind in ("task", "other"):
+        return data_support([proposal.name], sentences) > 0
+    return written_as_data(proposal.name, sentences)
+
+
 def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
                     sentences: Sequence[str]) -> Selection:
     """The paper's datasets from the proposals, by the paper's own words:
 
-    - only kind "dataset", cleaned against the text, without citations, generic phrases, tools, models,
-      metrics or tasks (a name the paper calls a dataset, corpus or benchmark counts as a dataset unless it
-      was decided to be a model);
+    - only datasets (see `is_dataset`), cleaned against the text, without citations, generic phrases, tools,
+      models, metrics or tasks;
     - merged with their aliases; kept only if a prose sentence of the paper (one of `sentences`) writes
       it beside a data noun: a name seen only in tables or only beside model words is a model, a method
       or a table label far more often than a dataset;
@@ -184,7 +198,7 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
     selection = Selection()
     kept: list[tuple[str, str]] = []
     for proposal in proposals:
-        if proposal.kind != "dataset" and not (proposal.kind != "model" and written_as_data(proposal.name, sentences)):
+        if not is_dataset(proposal, sentences):
             selection.dropped.append((proposal.name, f"kind {proposal.kind}"))
             continue
         problem = name_problem(proposal.name)
