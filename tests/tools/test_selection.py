@@ -128,3 +128,12 @@ def test_a_fragment_of_a_longer_name_is_never_the_display_name():
     text = "We use the WIDER FACE dataset. The WIDER FACE validation set has three parts. WIDER FACE is large."
     (dataset,) = merge_names([("FACE", "used"), ("WIDER FACE", "used")], text)
     assert dataset.name == "WIDER FACE" and dataset.aliases == ("FACE",)
+
+
+def test_a_bare_name_joins_its_only_versioned_form():
+    text = "We use SQuAD 2.0 and SQuAD 1.1. SQuAD has questions. CoNLL-2003 is used; CoNLL data is old."
+    assert [d.name for d in merge_names([("SQuAD", "used"), ("SQuAD 2.0", "used"), ("SQuAD 1.1", "used")], text)] \
+        == ["SQuAD", "SQuAD 2.0", "SQuAD 1.1"]
+    (conll,) = merge_names([("CoNLL", "used"), ("CoNLL-2003", "used")], text)
+    assert set((conll.name, *conll.aliases)) == {"CoNLL", "CoNLL-2003"}
+    assert not is_abbreviation_of("SQuAD", "SQuAD 1.1", text)

@@ -24,6 +24,7 @@ _CREATION_CUE = re.compile(
     r"(?:data ?set|corpus|benchmark|collection|treebank)|\bwe\s+(?:make|made)\s+\w+\s+(?:publicly\s+)?available",
     re.I,
 )
+_VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:v(?:ersion)?\s*)?(?:\d+(?:\.\d+)+|(?:19|20)\d\d)$")
 _FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "a", "an", "&"})
 
 
@@ -63,7 +64,8 @@ def base_key(name: str) -> str:
 
 def abbreviates(short: str, long: str) -> bool:
     """Whether the capitals of `short` spell `long` in order (Schwartz and Hearst): the first at the start
-    of a word, the others anywhere after it, covering at least half of `long`'s words."""
+    of a word, the others anywhere after it, covering at least two and at least half of `long`'s words
+    ("SQuAD" does not abbreviate "SQuAD 1.1": it is its first word)."""
     capitals = [c.lower() for c in short if c.isupper()]
     words = [w for w in re.split(r"[\s\-/]+", long) if w and w.casefold() not in _FUNCTION_WORDS]
     if not capitals or len(words) < 2:
@@ -80,7 +82,7 @@ def abbreviates(short: str, long: str) -> bool:
             used.add(text.count(" ", 0, found))
             position = found + 1
         else:
-            if len(used) * 2 >= len(words) and len(words) - start <= len(capitals):
+            if len(used) >= 2 and len(used) * 2 >= len(words) and len(words) - start <= len(capitals):
                 return True
     return False
 
@@ -109,12 +111,40 @@ def same_dataset(a: str, b: str, text: str) -> bool:
     return False
 
 
+def unversioned(name: str) -> str | None:
+    """The name without a trailing version or year ("SQuAD 2.0" -> "SQuAD", "CoNLL-2003" -> "CoNLL"); None
+    when it has none."""
+    match = _VERSION.match(name.strip())
+    return match.group(1) if match else None
+
+
+def is_fragment(short: str, long: str, text: str) -> bool:
+    """Whether the text writes `short` only inside `long` ("FACE" only in "WIDER FACE")."""
+    pattern = name_pattern(short)
+    return (len(short) < len(long) and pattern is not None and pattern.search(long) is not None
+            and mentions_outside(short, [long], text) == 0)
+
+
 def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDataset]:
     """Group (name, role) pairs that name one dataset; the display name is the one the text uses most, never a
-    fragment that the text writes only inside another member ("FACE" of "WIDER FACE")."""
+    fragment that the text writes only inside another member ("FACE" of "WIDER FACE"). A bare name joins its
+    versioned form when the proposals hold only one ("SQuAD" and "SQuAD 2.0"), not when they hold several
+    ("SQuAD 1.1" and "SQuAD 2.0": then "SQuAD" may mean either). A fragment joins the name it is written in."""
+    versions: dict[str, set[str]] = {}
+    for name, _ in names:
+        bare = unversioned(name)
+        if bare is not None:
+            versions.setdefault(normalize_name(bare), set()).add(normalize_name(name))
+
+    def one_version(a: str, b: str) -> bool:
+        return any(len(versions.get(normalize_name(bare), ())) == 1 and normalize_name(other) == normalize_name(bare)
+                   for bare, other in ((unversioned(a), b), (unversioned(b), a)) if bare is not None)
+
     groups: list[list[tuple[str, str]]] = []
     for name, role in names:
-        group = next((g for g in groups if any(same_dataset(name, other, text) for other, _ in g)), None)
+        group = next((g for g in groups if any(same_dataset(name, other, text) or one_version(name, other)
+                                               or is_fragment(name, other, text) or is_fragment(other, name, text)
+                                               for other, _ in g)), None)
         if group is None:
             groups.append([(name, role)])
         elif all(normalize_name(name) != normalize_name(other) for other, _ in group):
