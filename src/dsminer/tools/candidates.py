@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from dsminer.tools.catalog import catalog_names_in
-from dsminer.tools.names import NOT_DATASETS, count_mentions, looks_like_non_dataset, mentions_outside
+from dsminer.tools.names import NOT_DATASETS, POSSESSIVE, count_mentions, looks_like_non_dataset, mentions_outside
 from dsminer.tools.pdf import ParsedPaper
 from dsminer.tools.text import DATA_NOUN, name_pattern
 
@@ -20,21 +20,23 @@ MAX_CANDIDATES = 12
 # after a space ("CoNLL 2003", "SQuAD 2.0").
 _TOKEN = (r"(?:[A-Z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*)(?:[-.][A-Za-z0-9]+)*(?:['\u2019]s)?"
           r"(?:\s(?:19|20)\d\d\b|\s\d{1,2}\.\d\b)?")
-_LIST_AFTER = re.compile(
-    rf"\b(?:on|using|from)\s+(?:the\s+)?({_TOKEN}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+)(?:the\s+)?{_TOKEN})*)"
-)
-# Names listed after a data noun: "the datasets: AG's News, Yelp Polarity and Yelp Full", "benchmarks such as X".
+# Between two listed names: ", ", ", and ", " and ", " or ", each with an optional "the".
+_LIST_SEPARATOR = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+)(?:the\s+)?"
+_LIST_AFTER = re.compile(rf"\b(?:on|using|from)\s+(?:the\s+)?({_TOKEN}(?:{_LIST_SEPARATOR}{_TOKEN})*)")
+# What opens a list of names after a data noun: "the datasets: A, B and C", "benchmarks such as X".
+LIST_OPENER = r"\s*(?::|,?\s+(?:such as|including|namely))"
+_LISTING_NOUN = rf"\b(?:data ?sets?|corpora|benchmarks?){LIST_OPENER}"
 _NOUN_LIST_NAME = rf"{_TOKEN}(?:\s{_TOKEN}){{0,2}}"
 _LIST_AFTER_NOUN = re.compile(
-    rf"\b(?:data ?sets?|corpora|benchmarks?)\s*(?::|,?\s+(?:such as|including|namely))\s+(?:the\s+)?"
-    rf"({_NOUN_LIST_NAME}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+)(?:the\s+)?{_NOUN_LIST_NAME})*)"
+    rf"{_LISTING_NOUN}\s+(?:the\s+)?"
+    rf"({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)"
 )
 # A split of a dataset written after its name: "the bAbI training set", "the WSJ test data".
 SPLIT_NOUN = r"(?:training|train|test|testing|dev|development|validation|held-out)\s+(?:sets?|splits?|data)"
 _SPLIT_AFTER = re.compile(rf"\s+(?i:{SPLIT_NOUN})\b")
 # A data noun at most this many characters (about six words) from a name says the sentence calls it data.
 NEAR_CHARS = 40
-_LISTED_BEFORE = re.compile(r"\b(?i:data ?sets?|corpora|benchmarks?)\s*(?::|,?\s+(?:such as|including|namely))[^.;]*$")
+_LISTED_BEFORE = re.compile(rf"{_LISTING_NOUN}[^.;]*$", re.I)
 _BEFORE_NOUN = re.compile(
     rf"({_TOKEN})\s+(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|{SPLIT_NOUN})\b"
 )
@@ -44,7 +46,7 @@ _PHRASE_BEFORE_NOUN = re.compile(rf"\b((?:{_CAP_WORD}\s+){{1,3}}{_CAP_WORD})\s+(
 _PHRASE_WITH_NOUN = re.compile(
     rf"\b((?:{_CAP_WORD}\s+){{1,3}}(?:Treebank|TreeBank|Corpus|Dataset|DataSet|Benchmark|Bank|Challenge))\b"
 )
-_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+|^the\s+")
+_SPLIT = re.compile(rf"{_LIST_SEPARATOR}|^(?:the\s+)?")
 DATA_CUE = re.compile(
     r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|evaluat\w*|experiments?|train\w*|test\w*|"
     r"fine-?tun\w*|collected|released?|annotated|results?|report\w*|benchmark\w*)\b",
@@ -87,7 +89,7 @@ def is_name_shaped(token: str) -> bool:
         return False
     if any(word[0].islower() and word not in _JOINERS for word in words[1:]):
         return False  # "PP from S", "Results per class": a phrase, not a name
-    if token.endswith(("'s", "\u2019s")):
+    if POSSESSIVE.search(token):
         return False  # "AG's" of "AG's News": the start of a name
     if any(word in _LEADING_WORDS for word in words[1:]) or re.search(r"[a-z]\.\s", token):
         return False  # "Agreement The SemEval" runs across a boundary; "Yah. A" is a table abbreviation
@@ -101,7 +103,7 @@ def candidate_names(sentence: str) -> list[str]:
     found: list[str] = []
     for pattern in (_LIST_AFTER, _LIST_AFTER_NOUN):
         for match in pattern.finditer(sentence):
-            found.extend(re.sub(r"^the\s+", "", part) for part in _SPLIT.split(match.group(1)) if part)
+            found.extend(part for part in _SPLIT.split(match.group(1)) if part)
     for pattern in (_BEFORE_NOUN, _PHRASE_BEFORE_NOUN, _PHRASE_WITH_NOUN):
         found.extend(match.group(1) for match in pattern.finditer(sentence))
     return list(dict.fromkeys(token.strip(" .") for token in found if is_name_shaped(token)))

@@ -51,6 +51,7 @@ NOT_DATASETS = frozenset(
     "RNNs ReLU BLEU ROUGE AUC ROC SGD Adam Table Figure Section Appendix Eq We Our The In This".split()
 )
 MAX_NAME_WORDS = 8
+POSSESSIVE = re.compile(r"['\u2019]s$")  # "AG's": the start of a name ("AG's News"), not a name
 _CITATION = re.compile(r"\bet\s+al\b|\(\s*(?:19|20)\d\d[a-z]?\s*\)|\b[A-Z][a-z]+,\s+(?:19|20)\d\d[a-z]?\b")
 _TOOL_SUFFIX = re.compile(
     r"\b(?:library|libraries|toolkit|toolbox|framework|api|apis|platform|package|software|website|web ?site|"
@@ -158,7 +159,7 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "sentence", f"{name!r} is a phrase or sentence, not a name"
     if len(text.split()) > 1 and not re.search(r"[A-Z0-9]", text):
         return "generic", f"{name!r} is a generic phrase, not a name"
-    if re.search(r"['\u2019]s$", text):
+    if POSSESSIVE.search(text):
         return "fragment", f"{name!r} is the start of a name (a possessive), not a name"
     if re.search(r"[a-z]\.\s+[A-Z]\.?$", text):
         return "abbreviation", f"{name!r} is a table abbreviation, not the dataset's name"

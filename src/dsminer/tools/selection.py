@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dsminer.schema import normalize_name
-from dsminer.tools.candidates import SPLIT_NOUN, data_support, is_table_row_text, lists_datasets
+from dsminer.tools.candidates import LIST_OPENER, SPLIT_NOUN, data_support, is_table_row_text, lists_datasets
 from dsminer.tools.names import clean_name, count_mentions, mentions_outside, name_problem
 from dsminer.tools.text import name_pattern
 
@@ -188,9 +188,8 @@ def written_as_data(name: str, sentences: Sequence[str]) -> bool:
         return False
     noun = r"(?i:data ?sets?|corpus|corpora|benchmarks?|collections?)"
     name = f"(?:{pattern.pattern})"
-    listed = r"(?i::|,?\s+(?:such as|including|namely))"
     around = re.compile(rf"{name}\s+(?:{noun}|(?i:{SPLIT_NOUN}))\b|\b{noun}\s+(?i:called\s+|named\s+)?{name}|"
-                        rf"\b{noun}\s*{listed}[^.;]*?{name}", pattern.flags)
+                        rf"\b{noun}(?i:{LIST_OPENER})[^.;]*?{name}", pattern.flags)
     return any(around.search(sentence) if not is_table_row_text(sentence) else
                lists_datasets(sentence) and pattern.search(sentence) for sentence in sentences)
 
