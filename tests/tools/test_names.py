@@ -119,6 +119,21 @@ def test_name_problem(name, code):
     assert (found[0] if found else None) == code
 
 
+@pytest.mark.parametrize("name, text, code", [
+    ("WM", "It learns a weighting model (WM) with higher accuracy.", "defined"),
+    ("MRC", "Machine reading comprehension (MRC) is a challenging task.", "defined"),
+    ("RTE", "recognizing textual entailment (RTE, Dagan et al.)", "defined"),
+    ("SNLI", "the Stanford Natural Language Inference (SNLI) corpus", None),
+    ("AFW", "Annotated Faces in the Wild (AFW) contains 205 images.", None),
+    ("BM", "BM is used, with no definition.", None),
+])
+def test_defined_as_non_dataset(name, text, code):
+    from dsminer.tools.names import defined_as_non_dataset
+
+    found = defined_as_non_dataset(name, text)
+    assert (found[0] if found else None) == code
+
+
 def test_mentions_outside_longer_names():
     text = "We use the WIDER FACE dataset. WIDER FACE has easy, medium and hard sets. FACE alone is rare."
     assert mentions_outside("FACE", ["WIDER FACE", "FACE"], text) == 1

@@ -105,7 +105,7 @@ def test_a_name_the_paper_calls_a_dataset_is_kept_whatever_non_model_kind_it_was
 def test_a_name_listed_after_a_data_noun_or_under_a_data_column_is_data():
     sentences = ["Table 2 gives the details of the datasets: Kite News, Reef Polarity and Reef Full.",
                  "Dataset Classes Train Test OrcaSet 4 120,000 7,600 WhaleBank 2 560,000 38,000",
-                 "Model Train Test DeltaNet 4 120,000 7,600 GammaNet 2 560,000 38,000",
+                 "Model Acc F1 DeltaNet 91.2 88.0 GammaNet 90.1 87.3",
                  "Table 3 compares the datasets; DeltaNet is our model."]
     kinds = {"Reef Polarity": "task", "Reef Full": "task", "WhaleBank": "other", "DeltaNet": "task"}
     assert [name for name in kinds if written_as_data(name, sentences)] == ["Reef Polarity", "Reef Full", "WhaleBank"]
@@ -113,6 +113,16 @@ def test_a_name_listed_after_a_data_noun_or_under_a_data_column_is_data():
     selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
     assert sorted(d.name for d in selection.chosen) == ["Reef Full", "Reef Polarity", "WhaleBank"]
     assert dict(selection.dropped) == {"DeltaNet": "kind task"}
+
+
+def test_an_acronym_the_paper_defines_as_a_model_or_task_is_not_a_dataset():
+    sentences = ["We train a basic model (BM) on the OrcaSet dataset.",
+                 "Document question answering (DQA) on the KiteQA dataset is hard; BM and DQA use the dataset.",
+                 "The Whale Song Benchmark (WSB) dataset is new."]
+    proposals = [Proposal("BM"), Proposal("DQA"), Proposal("WSB"), Proposal("KiteQA")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert sorted(d.name for d in selection.chosen) == ["KiteQA", "WSB"]
+    assert dict(selection.dropped) == {"BM": "defined", "DQA": "defined"}
 
 
 def test_a_name_written_before_a_split_is_data():

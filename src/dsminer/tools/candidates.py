@@ -37,6 +37,16 @@ _SPLIT_AFTER = re.compile(rf"\s+(?i:{SPLIT_NOUN})\b")
 # A data noun at most this many characters (about six words) from a name says the sentence calls it data.
 NEAR_CHARS = 40
 _LISTED_BEFORE = re.compile(rf"{_LISTING_NOUN}[^.;]*$", re.I)
+# Words that say the paper runs on data, then "on" (a word or two may come between) or "in" (directly): "results
+# on X", "we report results in the English PTB and Chinese CTB-5", "trained our model on X" (a footnote digit may
+# follow the word: "results4"); not "training iterations used in X".
+_USE_WORDS = r"(?:results?|experiments?|evaluat\w*|train\w*|test\w*|fine-?tun\w*|pre-?train\w*)\d*"
+_USED = rf"\b{_USE_WORDS}\s+(?:(?:[a-z]+\s+){{0,2}}?on|in)\s+(?:the\s+)?"
+_USED_ON = re.compile(rf"{_USED}({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)")
+_USED_BEFORE = re.compile(rf"{_USED}(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$")
+# A row of a table of dataset statistics: the label, a few small whole numbers, then a count of examples
+# ("AG's News 4 120,000 7,600", "X 2 91 3,600,000", "X 560k"); result rows hold scores ("X 86.94 35k").
+_COUNT_AFTER = re.compile(r"(?:\s+\d+){0,3}\s+(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?[kK])(?=\s|$)")
 _BEFORE_NOUN = re.compile(
     rf"({_TOKEN})\s+(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|{SPLIT_NOUN})\b"
 )
@@ -98,10 +108,10 @@ def is_name_shaped(token: str) -> bool:
 
 
 def candidate_names(sentence: str) -> list[str]:
-    """Name-shaped tokens listed after "on/using/from" or after a data noun ("datasets: A, B and C"), or
-    written before or ending in a data noun."""
+    """Name-shaped tokens listed after "on/using/from", after a data noun ("datasets: A, B and C") or after
+    words of experiments ("results in the X and Y"), or written before or ending in a data noun."""
     found: list[str] = []
-    for pattern in (_LIST_AFTER, _LIST_AFTER_NOUN):
+    for pattern in (_LIST_AFTER, _LIST_AFTER_NOUN, _USED_ON):
         for match in pattern.finditer(sentence):
             found.extend(part for part in _SPLIT.split(match.group(1)) if part)
     for pattern in (_BEFORE_NOUN, _PHRASE_BEFORE_NOUN, _PHRASE_WITH_NOUN):
@@ -142,16 +152,19 @@ def sentence_candidates(sentence: str) -> list[str]:
 def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
     """How many sentences write one of `names` as data: prose with a data noun ("dataset", "corpus",
     "benchmark", "treebank", "collection") within a few words of the name, the name directly before a split
-    ("X training set") or listed after a data noun ("the datasets: W, X and Y"), or table text under a data
-    column (see `lists_datasets`). Other table text does not count, nor a sentence whose data noun is far from
-    the name or across a semicolon (it is about another name)."""
+    ("X training set"), listed after a data noun ("the datasets: W, X and Y") or after words of experiments
+    ("results on X", "trained on X and Y"), table text under a data column (see `lists_datasets`), or a row
+    of a table of dataset statistics (the name followed by a count of examples: "X 4 120,000 7,600"). Other
+    table text does not count, nor a sentence whose data noun is far from the name or across a semicolon
+    (it is about another name)."""
     patterns = [p for p in map(name_pattern, names) if p is not None]
 
     def as_data(sentence: str, mention: re.Match[str]) -> bool:
         before = sentence[max(0, mention.start() - NEAR_CHARS):mention.start()].rsplit(";", 1)[-1]
         after = sentence[mention.end():mention.end() + NEAR_CHARS].split(";", 1)[0]
         return bool(DATA_NOUN.search(f"{before}{mention.group()}{after}") or _SPLIT_AFTER.match(sentence, mention.end())
-                    or _LISTED_BEFORE.search(sentence, 0, mention.start()))
+                    or _LISTED_BEFORE.search(sentence, 0, mention.start())
+                    or _USED_BEFORE.search(sentence[max(0, mention.start() - 3 * NEAR_CHARS):mention.start()]))
 
     def supports(sentence: str) -> bool:
         # Look for the name first, the sentence's shape only where it occurs.
@@ -159,7 +172,7 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
         if not mentions:
             return False
         if is_table_row_text(sentence):
-            return bool(_DATA_HEADER.match(sentence))
+            return bool(_DATA_HEADER.match(sentence)) or any(_COUNT_AFTER.match(sentence, m.end()) for m in mentions)
         return any(as_data(sentence, mention) for mention in mentions)
 
     return sum(1 for sentence in sentences if supports(sentence))

@@ -59,6 +59,13 @@ _TOOL_SUFFIX = re.compile(
     re.I,
 )
 _CAMEL_TOOL_SUFFIX = re.compile(r"[a-z](?:Parser|Tagger|Toolkit|Toolbox|Library|Framework|API)$")
+# The head of a common-noun phrase that a paper defines an acronym as when the acronym is not data: "a basic model
+# (BM)", "document question answering (DQA)".
+_NOT_DATA_HEAD = re.compile(
+    r"(?:model|network|classifier|encoder|decoder|method|approach|module|mechanism|architecture|algorithm|"
+    r"answering|comprehension|classification|recognition|detection|translation|parsing|tagging|inference|"
+    r"entailment|generation|summari[sz]ation|segmentation|retrieval|extraction|reasoning|learning|modell?ing)s?$"
+)
 _SUFFIX = re.compile(
     r"\b(?:model|network|classifier|encoder|decoder|loss|score|metric|accuracy|architecture|algorithm)s?$", re.I
 )
@@ -169,6 +176,27 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "non_dataset", f"{name!r} names a field, venue, device or part of the paper"
     why = looks_like_non_dataset(text)
     return ("non_dataset", why) if why else None
+
+
+def defined_as(name: str, text: str) -> list[str]:
+    """The phrases `text` defines the acronym `name` as: the words before "(name)" or "(name,", one for each
+    of its capitals ("a basic model (BM)" gives "basic model")."""
+    capitals = sum(c.isupper() for c in name)
+    if not 2 <= capitals <= 8 or " " in name.strip():
+        return []
+    pattern = re.compile(rf"((?:[A-Za-z][\w\-]*\s+){{{capitals}}})\(\s*{re.escape(name.strip())}\s*[,;)]")
+    return [match.group(1).strip() for match in pattern.finditer(text)]
+
+
+def defined_as_non_dataset(name: str, text: str) -> tuple[str, str] | None:
+    """Why the acronym `name` is not a dataset when the text defines it as a common-noun phrase (lower-case after
+    its first word) ending in a model, method or task word: "basic model (BM)", "machine reading comprehension
+    (MRC)". A dataset's expansion is a proper name ("Stanford Natural Language Inference (SNLI)")."""
+    for phrase in defined_as(name, text):
+        words = phrase.split()
+        if all(word.islower() for word in words[1:]) and _NOT_DATA_HEAD.search(words[-1].casefold()):
+            return "defined", f"{name!r} is defined as {phrase!r}, not a dataset"
+    return None
 
 
 def looks_like_non_dataset(name: str) -> str | None:
