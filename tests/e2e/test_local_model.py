@@ -1,4 +1,4 @@
-"""The real local model, end to end, on one synthetic paper (slow: about a minute on 2 cores)."""
+"""The real local model, end to end, on one synthetic paper, then its HTML report (slow: about a minute on 2 cores)."""
 
 import json
 
@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from dsminer.cli import app
 from dsminer.schema import DatasetRecord
-from dsminer.tools.sample import SAMPLE_GOLD, write_sample_papers
+from dsminer.tools.sample import SAMPLE_GOLD, write_sample_gold, write_sample_papers
 
 pytest.importorskip("xllamacpp")
 pytestmark = pytest.mark.local_model
@@ -35,3 +35,11 @@ def test_s0_on_the_local_model_writes_records_and_an_mlflow_run(tmp_path, monkey
     assert run.data.metrics["llm_calls"] >= 3
     artifacts = {item.path for item in mlflow.MlflowClient(uri).list_artifacts(run.info.run_id)}
     assert {"results.jsonl", "manifest.json", "events.jsonl", "papers.jsonl"} <= artifacts
+
+    gold = write_sample_gold(tmp_path / "gold.jsonl")
+    result = CliRunner().invoke(app, ["report", "run", "--gold", str(gold), "--tracking-uri", uri])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "run/report/index.html").read_text()
+    assert '"mark": "correct"' in page and "data:image/jpeg;base64," in page
+    logged = mlflow.MlflowClient(uri).list_artifacts(run.info.run_id, "report")
+    assert [item.path for item in logged] == ["report/index.html"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pandas as pd
 import pytest
 
@@ -43,12 +46,14 @@ def test_single_run_rows_are_marked_single(runs):
     assert set(sheet["category"]) == {"single"} and len(sheet) == 3
 
 
-def test_sheet_html_escapes_and_shows_quote_and_page(runs, tmp_path):
-    csv_path, html_path = write_audit_sheet(sample_audit(runs, n=50, seed=0), tmp_path)
+def test_sheet_page_holds_the_sampled_rows_escaped(runs, tmp_path):
+    sheet = sample_audit(runs, n=50, seed=0)
+    csv_path, html_path = write_audit_sheet(sheet, runs, tmp_path)
     page = html_path.read_text()
-    assert "We train on MNIST &lt;b&gt;digits&lt;/b&gt;." in page and "<b>digits</b>" not in page
-    assert '<a href="https://nlp.stanford.edu/projects/snli/">' in page
-    assert "<td>2</td>" in page
+    assert "<b>digits</b>" not in page  # record text is data for the page's script, never markup
+    data = json.loads(re.search(r'id="data">(.*?)</script>', page, re.S).group(1).replace("<\\/", "</"))
+    assert [(r["id"], r["condition"], r["dataset"], r["category"]) for r in data["rows"]] \
+        == list(zip(sheet["row"], sheet["condition"], sheet["dataset"], sheet["category"]))
     assert len(pd.read_csv(csv_path)) == 6
 
 
@@ -63,7 +68,7 @@ def _fill(csv_path, verdicts):
 
 
 def test_audit_round_trip_scores(runs, tmp_path):
-    csv_path, _ = write_audit_sheet(sample_audit(runs, n=50, seed=0), tmp_path)
+    csv_path, _ = write_audit_sheet(sample_audit(runs, n=50, seed=0), runs, tmp_path)
     _fill(csv_path, {
         "MNIST@s0": ("yes", "yes", "", ""), "MNIST@s2": ("no", "yes", "", ""),
         "CIFAR-10@s0": ("y", "y", "yes", "text, tables"), "SQuAD@s0": ("yes", "no", "", ""),
@@ -86,13 +91,13 @@ def test_audit_round_trip_scores(runs, tmp_path):
 
 
 def test_unannotated_sheet_has_no_precision(runs, tmp_path):
-    csv_path, _ = write_audit_sheet(sample_audit(runs, n=50, seed=0), tmp_path)
+    csv_path, _ = write_audit_sheet(sample_audit(runs, n=50, seed=0), runs, tmp_path)
     overall = score_audit(csv_path)["overall"]
     assert overall["annotated"] == 0 and overall["precision"] is None and overall["link_grounding_precision"] is None
 
 
 def test_bad_verdict_names_the_row(runs, tmp_path):
-    csv_path, _ = write_audit_sheet(sample_audit(runs, n=50, seed=0), tmp_path)
+    csv_path, _ = write_audit_sheet(sample_audit(runs, n=50, seed=0), runs, tmp_path)
     sheet = pd.read_csv(csv_path, dtype=str, keep_default_na=False)
     sheet.loc[2, "is_dataset"] = "maybe"
     sheet.to_csv(csv_path, index=False)
@@ -101,7 +106,7 @@ def test_bad_verdict_names_the_row(runs, tmp_path):
 
 
 def test_bad_link_place_and_missing_columns(runs, tmp_path):
-    csv_path, _ = write_audit_sheet(sample_audit(runs, n=50, seed=0), tmp_path)
+    csv_path, _ = write_audit_sheet(sample_audit(runs, n=50, seed=0), runs, tmp_path)
     sheet = pd.read_csv(csv_path, dtype=str, keep_default_na=False)
     sheet.loc[0, "link_where"] = "footnote"
     sheet.to_csv(csv_path, index=False)

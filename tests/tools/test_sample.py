@@ -71,3 +71,11 @@ def test_every_gold_name_is_found_and_selected(papers: dict[str, ParsedPaper], f
     mention = find_mention(paper, [name])
     assert mention is not None and mention.page == 1 and pattern.search(mention.text)
     assert any(pattern.search(s.text) for s in select_dataset_sentences(paper))
+
+
+def test_sample_gold_is_a_gold_file(tmp_path):
+    from dsminer.evaluation.gold import load_gold
+    from dsminer.tools.sample import SAMPLE_GOLD, write_sample_gold
+
+    gold = load_gold(write_sample_gold(tmp_path / "gold.jsonl"))
+    assert {paper.file: [d.name for d in paper.datasets] for paper in gold} == SAMPLE_GOLD

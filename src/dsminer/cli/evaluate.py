@@ -1,4 +1,4 @@
-"""Evaluation commands: summarize, compare, evaluate, and the audit group (sample, score)."""
+"""Evaluation commands: summarize, compare, evaluate, report, and the audit group (sample, score)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from dsminer.evaluation.compare import (
 )
 from dsminer.evaluation.errors import context_coverage, error_counts, error_rows, errors_markdown
 from dsminer.evaluation.gold import GoldPaper, GoldScores, format_scores, load_gold, score_run
+from dsminer.evaluation.report import build_report
 from dsminer.evaluation.runs import RunData, assign_labels, load_run, processed_files
 from dsminer.tools.catalog import load_catalog_kinds
 from dsminer.tools.pdf import ParsedPaper, parse_pdf
@@ -172,19 +173,57 @@ def _write_scores(scores: GoldScores, metrics: dict[str, float], rows: list[dict
     return [summary, per_paper, errors_csv, errors_md]
 
 
+def report(
+    runs: Annotated[list[str], typer.Argument(help="One or more run directories or MLflow run ids.")],
+    out: OutDir = None,
+    gold: GoldFile = None,
+    pdfs: Annotated[Path | None, typer.Option(
+        "--pdfs", file_okay=False, help="Folder of the runs' PDFs (default: the folder each run read).")] = None,
+    embed: Annotated[bool | None, typer.Option(
+        "--embed-images/--image-files", help="Page images inside index.html (one file, shown in the MLflow UI) "
+                                             "or beside it in pages/ (default: inside up to 300 pages).")] = None,
+    tracking_uri: TrackingUri = None,
+    log: LogFlag = True,
+) -> None:
+    """Write a static HTML report (index.html, opens from disk): every record with its evidence page and the
+    quote highlighted, the link and where the PDF holds it, which conditions found each dataset, and with
+    --gold each record marked correct, supported or wrong and the missed gold datasets. Verdicts typed in the
+    page download as a sheet for `dsminer audit score`."""
+    with user_errors():
+        loaded = _load_runs(runs, tracking_uri)
+        gold_papers = load_gold(gold) if gold is not None else None
+        if pdfs is not None and not pdfs.is_dir():
+            raise DsminerError(f"PDF folder not found: {pdfs}")
+        target = out or (_default_out(loaded[0], "report") if len(loaded) == 1 else _timestamped(Path("reports")))
+        built = build_report(loaded, target, gold_papers, pdfs, embed)
+        typer.echo(f"{built['records']} records, {built['pages']} page images "
+                   f"({'inside index.html' if built['embedded'] else 'in pages/'}), "
+                   f"{built['without_image']} records without a page image"
+                   + (f", {built['missed']} missed gold datasets" if gold_papers is not None else ""))
+        typer.echo(f"wrote {built['index']}")
+        for run in loaded:
+            if log and run.run_id:
+                uri = tracking_uri or run.tracking_uri or DEFAULT_TRACKING_URI
+                mlflow_log.log_dir(run.run_id, target, uri, "report")
+                typer.echo(f"logged the report to MLflow run {run.run_id} (artifacts: report/index.html)")
+
+
 def audit_sample(
     runs: Annotated[list[str], typer.Argument(help="One or more run directories or MLflow run ids.")],
     n: Annotated[int, typer.Option("--n", min=1, help="Rows to sample.")] = 50,
     seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
     out: OutDir = None,
+    pdfs: Annotated[Path | None, typer.Option(
+        "--pdfs", file_okay=False, help="Folder of the runs' PDFs (default: the folder each run read).")] = None,
     tracking_uri: TrackingUri = None,
 ) -> None:
-    """Write an annotation sheet (audit.csv, audit.html) of sampled shared and condition-specific records."""
+    """Write an annotation sheet of sampled shared and condition-specific records: audit.csv, and audit.html
+    with each record beside its highlighted evidence page and a verdict form that downloads the filled sheet."""
     with user_errors():
         loaded = _load_runs(runs, tracking_uri)
         sheet = sample_audit(loaded, n, seed)
         target = out or (_default_out(loaded[0], "audit") if len(loaded) == 1 else _timestamped(Path("audits")))
-        for path in write_audit_sheet(sheet, target):
+        for path in write_audit_sheet(sheet, loaded, target, pdfs):
             typer.echo(f"wrote {path}")
         counts = sheet.groupby(["condition", "category"]).size() if len(sheet) else pd.Series(dtype=int)
         typer.echo(f"{len(sheet)} rows: " + ", ".join(f"{c}/{k} {v}" for (c, k), v in counts.items()))
@@ -222,6 +261,7 @@ def register(app: typer.Typer) -> None:
     app.command("summarize")(summarize)
     app.command("compare")(compare)
     app.command("evaluate")(evaluate)
+    app.command("report")(report)
     audit_app = typer.Typer(help="Manual validation: sample records, score filled sheets.", no_args_is_help=True)
     audit_app.command("sample")(audit_sample)
     audit_app.command("score")(audit_score)

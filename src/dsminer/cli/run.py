@@ -137,9 +137,15 @@ def demo(
     out: Annotated[Path, typer.Option("--out", help="Folder for the sample papers and the demo runs.")] = Path("runs/demo"),
     config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file.")] = None,
 ) -> None:
-    """Run S0 with the local model on three bundled synthetic papers (a fresh run each time)."""
+    """Run S0 with the local model on three bundled synthetic papers (a fresh run each time), then write the
+    run's HTML report with the sample papers' datasets as gold."""
+    from dsminer.config import DEFAULT_TRACKING_URI
+    from dsminer.evaluation import mlflow_log
+    from dsminer.evaluation.gold import load_gold
+    from dsminer.evaluation.report import build_report
+    from dsminer.evaluation.runs import read_run_dir
     from dsminer.run.harness import default_out_dir
-    from dsminer.tools.sample import write_sample_papers
+    from dsminer.tools.sample import write_sample_gold, write_sample_papers
 
     sample_dir = out / "sample-papers"
     with user_errors():
@@ -147,6 +153,12 @@ def demo(
         run_dir = default_out_dir("s0", parent=out)
         settings = load_settings(config, condition="s0", out_dir=run_dir, backend={"kind": "local"})
         outcome = execute(settings, sample_dir)
+        gold = load_gold(write_sample_gold(out / "sample-gold.jsonl"))
+        built = build_report([read_run_dir(outcome.out_dir, outcome.run_id)], outcome.out_dir / "report", gold)
+        if outcome.run_id:
+            uri = settings.tracking_uri or DEFAULT_TRACKING_URI
+            mlflow_log.log_dir(outcome.run_id, outcome.out_dir / "report", uri, "report")
+    typer.echo(f"report: {built['index']} (open it in a browser; also in the MLflow run's artifacts)")
     report(outcome)
     typer.echo("see the run in the MLflow UI: make mlflow-ui, then open http://127.0.0.1:5000")
 

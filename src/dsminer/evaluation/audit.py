@@ -1,8 +1,7 @@
-"""Manual validation: sample records into an annotation sheet (CSV + HTML) and score the filled sheet."""
+"""Manual validation: sample records into an annotation sheet (CSV + HTML page) and score the filled sheet."""
 
 from __future__ import annotations
 
-import html
 import logging
 import random
 import re
@@ -81,38 +80,19 @@ def _sheet_row(run: RunData, record: DatasetRecord, category: str) -> dict[str, 
     }
 
 
-def write_audit_sheet(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
-    """Write audit.csv (for the verdicts) and audit.html (record, page and quote side by side)."""
+def write_audit_sheet(frame: pd.DataFrame, runs: list[RunData], out_dir: Path,
+                      pdf_dir: Path | None = None) -> list[Path]:
+    """Write audit.csv (for the verdicts) and audit.html: the report page of the sampled records (each beside its
+    evidence page, the quote highlighted, see `dsminer.evaluation.report`), whose verdict form downloads a
+    filled audit.csv."""
+    from dsminer.evaluation.report import build_report
+
     out_dir.mkdir(parents=True, exist_ok=True)
-    csv_path, html_path = out_dir / "audit.csv", out_dir / "audit.html"
+    csv_path = out_dir / "audit.csv"
     frame.to_csv(csv_path, index=False)
-    html_path.write_text(_sheet_html(frame), encoding="utf-8")
+    html_path = build_report(runs, out_dir, pdf_dir=pdf_dir, sheet=frame, index_name="audit.html")["index"]
     logger.info("wrote an audit sheet of %d rows to %s", len(frame), out_dir)
     return [csv_path, html_path]
-
-
-HTML_HEAD = """<!doctype html>
-<html><head><meta charset="utf-8"><title>dsminer audit sheet</title>
-<style>table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px;vertical-align:top}
-blockquote{margin:0;max-width:40em}</style></head><body>
-<p>Fill the verdict columns in audit.csv: mentioned, is_dataset and link_supported as yes or no,
-link_where as any of text, table, caption, reference.</p>
-<table>
-"""
-
-
-def _sheet_html(frame: pd.DataFrame) -> str:
-    """One table row per sampled record: paper, dataset, link, page and evidence quote side by side."""
-    heads = ["row", "condition", "category", "paper", "dataset", "link", "page", "evidence quote", *VERDICT_COLUMNS]
-    lines = ["<tr>" + "".join(f"<th>{html.escape(head)}</th>" for head in heads) + "</tr>"]
-    for _, row in frame.iterrows():
-        text = {key: html.escape(str(value)) for key, value in row.items()}
-        link = text["dataset_link"]
-        cells = [text["row"], text["condition"], text["category"], f"{text['title']}<br><small>{text['paper']}</small>",
-                 f"<b>{text['dataset']}</b>", f'<a href="{link}">{link}</a>' if link.startswith("http") else link,
-                 text["page"], f"<blockquote>{text['quote']}</blockquote>", *(text[key] for key in VERDICT_COLUMNS)]
-        lines.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
-    return HTML_HEAD + "\n".join(lines) + "\n</table></body></html>\n"
 
 
 def score_audit(path: Path | str) -> dict[str, Any]:

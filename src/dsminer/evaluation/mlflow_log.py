@@ -56,6 +56,16 @@ def log_files(run_id: str, paths: Iterable[Path], tracking_uri: str, artifact_pa
         raise DsminerError(f"cannot log files to MLflow run {run_id}: {_first_line(exc)}") from exc
 
 
+def log_dir(run_id: str, folder: Path, tracking_uri: str, artifact_path: str) -> None:
+    """Upload a folder (its files and subfolders) as artifacts of the run under `artifact_path`."""
+    from mlflow.exceptions import MlflowException
+
+    try:
+        _client(tracking_uri).log_artifacts(run_id, str(folder), artifact_path)
+    except MlflowException as exc:
+        raise DsminerError(f"cannot log files to MLflow run {run_id}: {_first_line(exc)}") from exc
+
+
 def log_table(run_id: str, rows: list[dict[str, str]], tracking_uri: str, artifact_file: str) -> None:
     """Log rows as an MLflow table artifact of the run (shown in the UI's evaluation view)."""
     import pandas as pd

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -204,3 +206,12 @@ def write_sample_papers(out_dir: Path) -> list[Path]:
             doc.save(path, garbage=3, deflate=True, no_new_id=True)
         paths.append(path)
     return paths
+
+
+def write_sample_gold(path: Path) -> Path:
+    """Write the sample papers' datasets (`SAMPLE_GOLD`) as a gold file (docs/gold-format.md) and return it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = (json.dumps({"file": file, "datasets": names}) for file, names in SAMPLE_GOLD.items())
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path

@@ -1,0 +1,192 @@
+"""The HTML report: every record, highlights on the quote's words, link places, conditions, gold marks."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pymupdf
+import pytest
+from typer.testing import CliRunner
+
+from dsminer.cli import app
+from dsminer.evaluation.audit import INFO_COLUMNS, VERDICT_COLUMNS, score_audit
+from dsminer.evaluation.gold import load_gold
+from dsminer.evaluation.report import build_report
+from dsminer.evaluation.runs import read_run_dir
+from tests.evaluation.conftest import make_record, write_jsonl
+from tests.tools.conftest import FOOTNOTE, LINK, PAGE_ONE, PAGE_TWO, build_pdf
+
+FOO_QUOTE = "We evaluate on the FooBench-10 dataset1 which contains 4,000 images."
+QUUX_QUOTE = "A pilot study also used QuuxSet for calibration."
+
+
+@pytest.fixture
+def pdfs(tmp_path: Path) -> Path:
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    build_pdf(folder / "paper.pdf", [PAGE_ONE, PAGE_TWO], links=[(0, *LINK)], footnote=FOOTNOTE)
+    return folder
+
+
+def _run(tmp_path: Path, pdfs: Path, name: str, records: list[dict]) -> Path:
+    directory = tmp_path / name
+    directory.mkdir()
+    write_jsonl(directory / "results.jsonl", records)
+    files = sorted({record["evidence"]["source"] for record in records})
+    write_jsonl(directory / "papers.jsonl", [{"file": file, "status": "ok", "records": 1} for file in files])
+    (directory / "manifest.json").write_text(json.dumps({"condition": name, "model": "dummy", "corpus_dir": str(pdfs),
+                                                         "mlflow": {"run_id": None}}), encoding="utf-8")
+    return directory
+
+
+def _records() -> list[dict]:
+    return [
+        make_record("paper.pdf", "FooBench-10", title="A Tiny Study", page=1, quote=FOO_QUOTE,
+                    link="https://example.org/widgets/"),
+        make_record("paper.pdf", "Bar Corpus", title="A Tiny Study", page=1,
+                    quote="The Bar Corpus consists of 900 labeled photographs", link=LINK[1]),
+        make_record("paper.pdf", "QuuxSet", title="A Tiny Study", page=2, quote=QUUX_QUOTE),
+        make_record("gone.pdf", "GoneSet", title="Elsewhere", page=1, quote="We use GoneSet."),
+    ]
+
+
+def _data(index: Path) -> dict:
+    text = index.read_text(encoding="utf-8")
+    payload = re.search(r'<script type="application/json" id="data">(.*?)</script>', text, re.S).group(1)
+    return json.loads(payload.replace("<\\/", "</"))
+
+
+def _shares(page: pymupdf.Page, rects: list[pymupdf.Rect]) -> list[list[float]]:
+    w, h = page.rect.width, page.rect.height
+    return [[round(r.x0 / w, 4), round(r.y0 / h, 4), round(r.x1 / w, 4), round(r.y1 / h, 4)] for r in rects]
+
+
+def test_every_record_is_in_the_report_with_boxes_on_its_quote(tmp_path, pdfs):
+    run = read_run_dir(_run(tmp_path, pdfs, "s0", _records()))
+    built = build_report([run], tmp_path / "report")
+    data = _data(built["index"])
+    assert [row["dataset"] for row in data["rows"]] == ["FooBench-10", "Bar Corpus", "QuuxSet", "GoneSet"]
+    assert built["without_image"] == 1 and data["rows"][3]["image"] is None
+    with pymupdf.open(pdfs / "paper.pdf") as doc:
+        for row in data["rows"][:3]:
+            page = doc[row["page"] - 1]
+            expected = _shares(page, page.search_for(" ".join(row["quote"].split())))
+            assert expected and row["boxes"] == expected
+            assert data["images"][row["image"]].startswith("data:image/jpeg;base64,")
+    assert data["rows"][0]["image"] == data["rows"][1]["image"]  # one image per page, shared
+
+
+def test_a_quote_pymupdf_cannot_find_whole_is_found_in_chunks(tmp_path, pdfs):
+    record = make_record("paper.pdf", "FooBench-10", page=1, quote=FOO_QUOTE.replace("4,000", "4000 (sic)"))
+    data = _data(build_report([read_run_dir(_run(tmp_path, pdfs, "s0", [record]))], tmp_path / "r")["index"])
+    assert data["rows"][0]["boxes"]  # the chunks around the changed words are still found
+
+
+def test_link_places(tmp_path, pdfs):
+    data = _data(build_report([read_run_dir(_run(tmp_path, pdfs, "s0", _records()))], tmp_path / "r")["index"])
+    foo, bar, quux = data["rows"][:3]
+    assert foo["link_place"]["kind"] == "footnote" and foo["link_place"]["page"] == 1
+    assert bar["link_place"]["kind"] == "annotation"
+    with pymupdf.open(pdfs / "paper.pdf") as doc:
+        assert bar["link_place"]["boxes"] == _shares(doc[0], [doc[0].search_for("here")[-1]])
+    assert quux["link_place"] is None
+
+
+def test_image_files_beside_the_page(tmp_path, pdfs):
+    built = build_report([read_run_dir(_run(tmp_path, pdfs, "s0", _records()))], tmp_path / "r", embed=False)
+    data = _data(built["index"])
+    assert not built["embedded"] and built["pages"] == 2
+    for source in data["images"].values():
+        assert not source.startswith("data:") and (tmp_path / "r" / source).is_file()
+
+
+def test_the_page_loads_nothing_from_outside(tmp_path, pdfs):
+    index = build_report([read_run_dir(_run(tmp_path, pdfs, "s0", _records()))], tmp_path / "r")["index"]
+    text = index.read_text(encoding="utf-8")
+    page = text.split('<script type="application/json" id="data">')[0] + text.split("</script>", 1)[1]
+    assert not re.search(r"<script[^>]*\ssrc=|<link\b|<img[^>]*\ssrc=|@import", page, re.I)
+    assert not re.search(r"\burl\(", page)  # CSS url(...)
+    assert "default-src 'none'" in text
+
+
+def test_conditions_side_by_side_and_gold_marks(tmp_path, pdfs):
+    s0 = _run(tmp_path, pdfs, "s0", _records()[:2])
+    s1a = _run(tmp_path, pdfs, "s1a", [_records()[0], _records()[2]])
+    gold = write_jsonl(tmp_path / "gold.jsonl", [{"file": "paper.pdf", "title": "A Tiny Study",
+                                                  "datasets": ["FooBench-10", "Widget Photos"],
+                                                  "material_mentions": ["QuuxSet"]}])
+    built = build_report([read_run_dir(s0), read_run_dir(s1a)], tmp_path / "r", load_gold(gold))
+    data = _data(built["index"])
+    by = {(row["condition"], row["dataset"]): row for row in data["rows"]}
+    assert by[("s0", "FooBench-10")]["found_by"] == ["s0", "s1a"]
+    assert by[("s0", "Bar Corpus")]["found_by"] == ["s0"]
+    assert [by[key]["mark"] for key in (("s0", "FooBench-10"), ("s0", "Bar Corpus"), ("s1a", "QuuxSet"))] \
+        == ["correct", "wrong", "supported"]
+    assert sorted((m["condition"], m["dataset"]) for m in data["missed"]) \
+        == [("s0", "Widget Photos"), ("s1a", "Widget Photos")]
+
+
+def test_the_verdict_sheet_columns_are_the_audit_sheets(tmp_path, pdfs):
+    data = _data(build_report([read_run_dir(_run(tmp_path, pdfs, "s0", _records()))], tmp_path / "r")["index"])
+    assert data["audit_columns"] == INFO_COLUMNS + VERDICT_COLUMNS
+    sheet = tmp_path / "audit.csv"  # as the page writes it: one line per record, verdicts as typed
+    rows = [",".join(data["audit_columns"])]
+    for row in data["rows"]:
+        values = {"row": row["id"], "condition": row["condition"], "category": "single", "paper": row["paper"],
+                  "dataset": row["dataset"], "norm_name": row["norm_name"], "dataset_link": row["link"],
+                  "platform": row["platform"], "mentioned": "yes", "is_dataset": "yes" if row["id"] != 4 else "no"}
+        rows.append(",".join(str(values.get(column, "")) for column in data["audit_columns"]))
+    sheet.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert score_audit(sheet)["overall"]["precision"] == 0.75
+
+
+def test_report_command(tmp_path, pdfs):
+    run = _run(tmp_path, pdfs, "s0", _records())
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "r"), "--no-log"])
+    assert result.exit_code == 0, result.output
+    assert "4 records, 2 page images (inside index.html), 1 records without a page image" in result.output
+    result = CliRunner().invoke(app, ["report", str(run), "--pdfs", str(tmp_path / "nowhere"), "--no-log"])
+    assert result.exit_code != 0 and "PDF folder not found" in result.output
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian package chromium; .ci/run installs it)")
+def test_the_table_renders_and_filters_in_chromium(tmp_path, pdfs):
+    index = build_report([read_run_dir(_run(tmp_path, pdfs, "s0", _records()))], tmp_path / "r")["index"]
+
+    def dom(fragment: str) -> str:
+        command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                   f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", f"{index.as_uri()}#{fragment}"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+        assert 'data-ready="1"' in done.stdout, done.stderr[-2000:]
+        return done.stdout
+
+    everything = dom("")
+    assert 'data-ready="1"' in everything and "4 of 4 records" in everything
+    assert len(re.findall(r'<tr data-id="\d+"', everything)) == 4
+    filtered = dom("q=quuxset")
+    assert "1 of 4 records" in filtered and re.findall(r'<tr data-id="(\d+)"', filtered) == ["3"]
+    detail = dom("record=1")
+    assert "Record 1" in detail and 'class="box "' in detail and "Link (footnote), page 1" in detail
+
+
+def test_the_report_is_logged_to_the_runs_mlflow_artifacts(tmp_path, pdfs):
+    import mlflow
+
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    client = mlflow.MlflowClient(uri)
+    run_id = client.create_run(client.create_experiment("dsminer")).info.run_id
+    directory = _run(tmp_path, pdfs, "s0", _records())
+    manifest = json.loads((directory / "manifest.json").read_text())
+    manifest["mlflow"] = {"tracking_uri": uri, "run_id": run_id}
+    (directory / "manifest.json").write_text(json.dumps(manifest))
+    result = CliRunner().invoke(app, ["report", str(directory), "--out", str(tmp_path / "r"), "--tracking-uri", uri])
+    assert result.exit_code == 0, result.output
+    assert [item.path for item in client.list_artifacts(run_id, "report")] == ["report/index.html"]
