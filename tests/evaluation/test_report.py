@@ -190,3 +190,36 @@ def test_the_report_is_logged_to_the_runs_mlflow_artifacts(tmp_path, pdfs):
     result = CliRunner().invoke(app, ["report", str(directory), "--out", str(tmp_path / "r"), "--tracking-uri", uri])
     assert result.exit_code == 0, result.output
     assert [item.path for item in client.list_artifacts(run_id, "report")] == ["report/index.html"]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian package chromium; .ci/run installs it)")
+def test_verdicts_typed_in_the_audit_page_download_as_a_sheet_audit_score_reads(tmp_path, pdfs):
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is a test dependency")
+    from dsminer.evaluation.audit import sample_audit, write_audit_sheet
+
+    runs = [read_run_dir(_run(tmp_path, pdfs, "s0", _records()))]
+    sheet = sample_audit(runs, n=10, seed=0)
+    _, page_file = write_audit_sheet(sheet, runs, tmp_path / "audit")
+    verdicts = {"FooBench-10": ("yes", "yes"), "Bar Corpus": ("yes", "no")}
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])
+        try:
+            page = browser.new_page(accept_downloads=True)
+            page.goto(page_file.as_uri())
+            page.wait_for_selector("body[data-ready='1']")
+            for row in sheet.itertuples():
+                if row.dataset in verdicts:
+                    page.click(f"tr[data-id='{row.row}']")
+                    page.select_option("select[name=mentioned]", verdicts[row.dataset][0])
+                    page.select_option("select[name=is_dataset]", verdicts[row.dataset][1])
+            page.reload()  # verdicts are kept in the browser
+            page.wait_for_selector("body[data-ready='1']")
+            with page.expect_download() as download:
+                page.click("#download")
+            filled = tmp_path / "filled.csv"
+            download.value.save_as(filled)
+        finally:
+            browser.close()
+    scores = score_audit(filled)["overall"]
+    assert scores["rows"] == len(sheet) and scores["annotated"] == 2 and scores["precision"] == 0.5
