@@ -96,6 +96,13 @@ def test_link_places(tmp_path, pdfs):
     assert quux["link_place"] is None
 
 
+def test_a_url_broken_across_footnote_lines_is_found_by_its_first_line(tmp_path, pdfs):
+    record = make_record("paper.pdf", "FooBench-10", page=1, quote=FOO_QUOTE,
+                         link="https://example.org/widgets/foobench-10.zip")
+    data = _data(build_report([read_run_dir(_run(tmp_path, pdfs, "s0", [record]))], tmp_path / "r")["index"])
+    assert data["rows"][0]["link_place"]["kind"] == "footnote"
+
+
 def test_image_files_beside_the_page(tmp_path, pdfs):
     built = build_report([read_run_dir(_run(tmp_path, pdfs, "s0", _records()))], tmp_path / "r", embed=False)
     data = _data(built["index"])

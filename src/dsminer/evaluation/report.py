@@ -98,7 +98,7 @@ def link_place(doc: pymupdf.Document, link: str) -> dict[str, Any] | None:
     for page in doc:
         text = page.get_text()
         starts_references = "References\n" in text or "REFERENCES\n" in text
-        hits = page.search_for(written) if written else []
+        hits = _url_rects(page, written)
         if hits:
             rect = hits[0]
             if after_references or (starts_references and rect.y0 > _references_top(page)):
@@ -110,6 +110,19 @@ def link_place(doc: pymupdf.Document, link: str) -> dict[str, Any] | None:
             return {"kind": kind, "page": page.number + 1, "rect": rect}
         after_references = after_references or starts_references
     return None
+
+
+def _url_rects(page: pymupdf.Page, written: str) -> list[pymupdf.Rect]:
+    """Where the page writes the URL (without its scheme): whole, else its longest leading part ending before a
+    "/" (a URL broken across lines in a footnote: "example.org/data/" then "set-1.zip"), down to its host."""
+    parts = written.split("/")
+    for end in range(len(parts), 0, -1):
+        head = "/".join(parts[:end])
+        if len(head) >= 4 and (end == 1 or "." in parts[0]):
+            hits = page.search_for(head)
+            if hits:
+                return hits
+    return []
 
 
 def _references_top(page: pymupdf.Page) -> float:
