@@ -137,6 +137,10 @@ def test_experiment_runs_conditions_as_child_runs_and_compares(tmp_path, corpus,
         parents.add(child.data.tags.get("mlflow.parentRunId"))
     assert len(parents) == 1 and None not in parents
     assert "s1a" in Path("exp/comparison/comparison.md").read_text()
+    page = Path("exp/report/index.html").read_text()
+    assert '"found_by": ["s0", "s1a"]' in page and '"mark": "correct"' in page
+    parent = mlflow.MlflowClient(uri).list_artifacts(parents.pop(), "report")
+    assert [item.path for item in parent] == ["report/index.html"]
 
 
 def test_eval_module_rejects_unknown_module(tmp_path):

@@ -80,12 +80,14 @@ def _in_experiment(settings: Settings, folder: Path) -> Settings:
 
 
 def compare_experiment(folder: Path, conditions: list[str], gold: Path | None, parent_id: str) -> str:
-    """Evaluate each run against the gold (logged on the run), compare them, log files to the parent."""
+    """Evaluate each run against the gold (logged on the run), compare them, write the conditions' HTML report
+    side by side; log the files to the parent."""
     import mlflow
 
     from dsminer.evaluation import mlflow_log
     from dsminer.evaluation.compare import compare_runs, comparison_metrics, markdown_table, write_comparison
     from dsminer.evaluation.gold import load_gold, score_run
+    from dsminer.evaluation.report import build_report
     from dsminer.evaluation.runs import assign_labels, read_run_dir
 
     runs = [read_run_dir(folder / c, run_id=_run_id(folder / c)) for c in conditions]
@@ -100,8 +102,11 @@ def compare_experiment(folder: Path, conditions: list[str], gold: Path | None, p
     mlflow.log_metrics(comparison_metrics(comparison))
     for path in written:
         mlflow.log_artifact(str(path), artifact_path="comparison")
+    report = build_report(runs, folder / "report", gold_papers)["index"]
+    mlflow.log_artifacts(str(report.parent), artifact_path="report")
     table = markdown_table(comparison.table.drop(columns=["condition", "run_id"]).T, "metric")
-    return f"{table}\n\nwrote {folder / 'comparison'} (MLflow parent run {parent_id})"
+    return (f"{table}\n\nwrote {folder / 'comparison'} and the report {report} "
+            f"(MLflow parent run {parent_id})")
 
 
 def _run_id(run_dir: Path) -> str | None:
