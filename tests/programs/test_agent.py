@@ -65,8 +65,17 @@ def test_every_retry_changes_its_input(paper_pdf):
     _, lm, _, _ = run_agent(paper_pdf, answers, retry_budget=2)
     name_calls = lm.history[:3]
     assert len({prompt(entry) for entry in name_calls}) == 3
-    assert [entry["kwargs"].get("rollout_id") for entry in name_calls] == [None, 1, 2]
+    assert [entry["kwargs"].get("rollout_id") for entry in name_calls] == [None, None, None]  # temperature 0
     assert "Feedback:" in prompt(name_calls[1]) and "Feedback:" not in prompt(name_calls[0])
+
+
+def test_a_retry_has_its_own_rollout_id_when_sampling(paper_pdf):
+    agent = ReflectiveAgent(AgentOptions(retry_budget=2))
+    lm = DummyLM([names("ReefCount-3k")] * 3 + [details()])
+    lm.kwargs["temperature"] = 0.7
+    with dspy.context(lm=lm):
+        agent(paper=parse_pdf(paper_pdf), supplied=SUPPLIED, events=EventLog())
+    assert [entry["kwargs"].get("rollout_id") for entry in lm.history[:3]] == [None, 1, 2]
 
 
 def test_zero_budget_never_retries(paper_pdf):

@@ -101,9 +101,11 @@ class StepInput:
     def memory_block(self) -> str:
         return compose_memory_block(self.lessons, self.feedback)
 
-    def config(self) -> dict[str, int] | None:
-        """A distinct rollout id per retry, so no cache can hand back the previous answer."""
-        return {"rollout_id": self.attempt} if self.attempt else None
+    def config(self, temperature: float | None) -> dict[str, int] | None:
+        """A distinct rollout id per retry when sampling (temperature above 0), so no cache can hand back the
+        previous answer. At temperature 0 it has no effect (DSPy warns), and a retry's changed input already
+        keeps a cache from answering."""
+        return {"rollout_id": self.attempt} if self.attempt and temperature else None
 
     def describe(self) -> dict[str, Any]:
         return {"attempt": self.attempt, "max_sentences": self.max_sentences, "max_chars": self.max_chars,
@@ -141,9 +143,10 @@ class ModelStep:
 
     def ask(self, view: PaperView, params: StepInput, events: EventLog,
             inputs: dict[str, str]) -> dspy.Prediction | None:
-        """One call with the memory block last and a rollout id on retries; None when it failed."""
+        """One call with the memory block last and a rollout id on retries when sampling; None when it failed."""
         inputs = {**inputs, "memory_block": params.memory_block}
-        return run_step(self.predictor, events, view.paper, self.name, inputs, params.config(),
+        temperature = (dspy.settings.lm.kwargs.get("temperature") if dspy.settings.lm is not None else None)
+        return run_step(self.predictor, events, view.paper, self.name, inputs, params.config(temperature),
                         dataset=params.dataset, **params.describe())
 
 
