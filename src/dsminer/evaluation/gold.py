@@ -199,16 +199,15 @@ def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) ->
     found: set[str] = set()
     correct, supported, wrong, link_checked, link_correct = 0, 0, [], 0, 0
     for key, record in names.items():
-        keys = record_keys(record)
-        hits = [dataset for dataset in paper.datasets if keys & dataset.keys()]
-        if hits:
+        mark, hits = judge(record, paper)
+        if mark == "correct":
             correct += 1
             found.update(dataset.name for dataset in hits)
             urls = [url for dataset in hits for url in dataset.urls]
             if urls and record.dataset_link:
                 link_checked += 1
                 link_correct += link_matches(record.dataset_link, urls)
-        elif keys & paper.mention_keys():
+        elif mark == "supported":
             supported += 1
         else:
             wrong.append(record.name)
@@ -222,6 +221,16 @@ def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) ->
         "link_checked": link_checked, "link_correct": link_correct,
         "missed": "; ".join(missed), "wrong_names": "; ".join(sorted(wrong)),
     }
+
+
+def judge(record: DatasetRecord, paper: GoldPaper) -> tuple[str, list[GoldDataset]]:
+    """The record's mark against the paper's gold, with the gold datasets it matches: "correct" (by its name
+    or an alias), "supported" (only a material mention), else "wrong"."""
+    keys = record_keys(record)
+    hits = [dataset for dataset in paper.datasets if keys & dataset.keys()]
+    if hits:
+        return "correct", hits
+    return ("supported" if keys & paper.mention_keys() else "wrong"), []
 
 
 def record_keys(record: DatasetRecord) -> set[str]:

@@ -23,7 +23,7 @@ import pymupdf
 
 from dsminer.evaluation.audit import INFO_COLUMNS, VERDICT_COLUMNS
 from dsminer.evaluation.compare import canonical_titles, pair_key
-from dsminer.evaluation.gold import GoldPaper, record_keys, url_key
+from dsminer.evaluation.gold import GoldPaper, judge, link_matches, record_keys, records_by_gold_paper, url_key
 from dsminer.evaluation.runs import RunData, assign_labels, paper_file
 from dsminer.schema import DatasetRecord, normalize_name
 
@@ -91,7 +91,7 @@ def link_place(doc: pymupdf.Document, link: str) -> dict[str, Any] | None:
     for page in doc:
         for annotation in page.get_links():
             uri = annotation.get("uri") or ""
-            if uri and (url_key(uri) == key or url_key(uri).startswith(key + "/")):
+            if uri and link_matches(uri, [link]):
                 return {"kind": "annotation", "page": page.number + 1, "rect": annotation["from"]}
     written = link.split("://", 1)[-1].rstrip("/")
     after_references = False
@@ -160,15 +160,6 @@ class _Pdfs:
                            len(self.missing), where, self.missing[0])
 
 
-def _gold_mark(record: DatasetRecord, paper: GoldPaper | None) -> str:
-    if paper is None:
-        return ""
-    keys = record_keys(record)
-    if any(keys & dataset.keys() for dataset in paper.datasets):
-        return "correct"
-    return "supported" if keys & paper.mention_keys() else "wrong"
-
-
 def _pdf_folders(runs: list[RunData], pdf_dir: Path | None) -> list[Path]:
     folders = [pdf_dir] if pdf_dir else []
     folders += [Path(run.manifest["corpus_dir"]) for run in runs if run.manifest.get("corpus_dir")]
@@ -210,7 +201,7 @@ def report_rows(runs: list[RunData], pages: PageImages, pdfs: _Pdfs, gold: list[
             "platform": record.platform, "link": record.dataset_link or "",
             "content": record.dataset_describe.content or "", "page": record.evidence.page,
             "quote": record.evidence.quote or "", "found_by": found_by.get(pair_key(record, titles), []),
-            "mark": _gold_mark(record, by_file.get(file)) if gold is not None else "",
+            "mark": judge(record, by_file[file])[0] if file in by_file else "",
             "image": None, "boxes": [], "link_place": None,
         }
         _add_evidence(row, record, pdfs.get(file), pages)
@@ -238,8 +229,6 @@ def _add_evidence(row: dict[str, Any], record: DatasetRecord, doc: pymupdf.Docum
 
 def missed_gold(runs: list[RunData], gold: list[GoldPaper]) -> list[dict[str, str]]:
     """Each gold dataset of a paper a run processed that none of the run's records names."""
-    from dsminer.evaluation.gold import records_by_gold_paper
-
     missed = []
     for run in runs:
         for paper, records in records_by_gold_paper(run, gold)[0]:
