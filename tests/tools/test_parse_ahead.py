@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -106,3 +108,21 @@ def test_processes_default_to_one_per_worker_and_at_most_one_per_core() -> None:
     assert parse_processes(None, 1) == 1
     assert parse_processes(None, 64) == cores
     assert parse_processes(0, 8) == 0 and parse_processes(3, 1) == 3
+
+
+def priority(path: Path) -> int:
+    """The niceness of the process that parses `path` (a reader that parses nothing)."""
+    return os.nice(0)
+
+
+def test_parser_processes_run_below_the_run_processs_priority(papers: list[Path]) -> None:
+    with PaperParser(papers[:1], processes=1, ahead=1, reader=priority) as parser:
+        assert parser.parse(papers[0]) > os.nice(0)
+
+
+def test_the_command_module_imports_neither_the_command_line_nor_dspy() -> None:
+    # The parser's processes start from the `dsminer` script and import what it imports.
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, dsminer.__main__; print(sorted(m for m in ('dsminer.cli', 'dspy', "
+         "'mlflow') if m in sys.modules))"], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"

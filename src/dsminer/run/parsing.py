@@ -24,6 +24,8 @@ from dsminer.tools.pdf import ParsedPaper, parse_pdf
 
 log = logging.getLogger(__name__)
 
+PARSER_NICENESS = 10
+
 
 class ParserCrashed(DsminerError):
     """The parser process died on a PDF (twice), as a PyMuPDF crash on a malformed file does."""
@@ -42,6 +44,15 @@ def parse_processes(setting: int | None, workers: int) -> int:
     if setting is not None:
         return setting
     return max(1, min(workers, os.cpu_count() or 1))
+
+
+def _yield_cpu() -> None:
+    """Run a parser process at a lower priority: it parses papers ahead of need, while the run's own process
+    is what a waiting paper waits on (a model answer to read, the next prompt to build)."""
+    try:
+        os.nice(PARSER_NICENESS)
+    except (AttributeError, OSError):  # no such call on this system, or not permitted: the normal priority
+        pass
 
 
 def _parse_in_child(parse: Callable[[Path], ParsedPaper], path: Path) -> ParsedPaper | str:
@@ -137,7 +148,7 @@ class PaperParser:
         self.pending.clear()
 
     def _new_pool(self, processes: int) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"))
+        return ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"), initializer=_yield_cpu)
 
     def _submit(self, path: Path) -> Future[ParsedPaper | str]:
         if self.pool is None:

@@ -184,8 +184,14 @@ def defined_as(name: str, text: str) -> list[str]:
     capitals = sum(c.isupper() for c in name)
     if not 2 <= capitals <= 8 or " " in name.strip():
         return []
-    pattern = re.compile(rf"((?:[A-Za-z][\w\-]*\s+){{{capitals}}})\(\s*{re.escape(name.strip())}\s*[,;)]")
-    return [match.group(1).strip() for match in pattern.finditer(text)]
+    words = re.compile(rf"(?<![\w\-])((?:[A-Za-z][\w\-]*\s+){{{capitals}}})$")
+    phrases = []
+    for use in re.finditer(rf"\(\s*{re.escape(name.strip())}\s*[,;)]", text):
+        # the words right before "(", looked for in the few lines before it, not from every word of the text
+        match = words.search(text, max(0, use.start() - 40 * capitals), use.start())
+        if match:
+            phrases.append(match.group(1).strip())
+    return phrases
 
 
 def defined_as_non_dataset(name: str, text: str) -> tuple[str, str] | None:
