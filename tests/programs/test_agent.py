@@ -9,6 +9,7 @@ from dsminer.programs.agent import AgentOptions, ReflectiveAgent
 from dsminer.programs.registry import build_program
 from dsminer.run.events import EventLog
 from dsminer.schema import PaperRefs
+from dsminer.tools.candidates import find_candidates
 from dsminer.tools.memory import MemoryStore
 from dsminer.tools.pdf import parse_pdf
 
@@ -67,6 +68,21 @@ def test_every_retry_changes_its_input(paper_pdf):
     assert len({prompt(entry) for entry in name_calls}) == 3
     assert [entry["kwargs"].get("rollout_id") for entry in name_calls] == [None, None, None]  # temperature 0
     assert "Feedback:" in prompt(name_calls[1]) and "Feedback:" not in prompt(name_calls[0])
+
+
+def test_retries_offer_the_candidates_found_once_for_the_paper(paper_pdf, monkeypatch):
+    from dsminer.programs import steps
+
+    found = []
+
+    def counted(*args):
+        found.append(args)
+        return find_candidates(*args)
+
+    monkeypatch.setattr(steps, "find_candidates", counted)
+    _, _, events, _ = run_agent(paper_pdf, [names("ReefCount-3k")] * 3 + [details()], retry_budget=2)
+    shown = [event["text"].rsplit("Candidates: ", 1)[1] for event in of_kind(events, "names_input")]
+    assert len(found) == 1 and len(shown) == 3 and len(set(shown)) == 1 and "ReefCount-3k" in shown[0]
 
 
 def test_a_retry_has_its_own_rollout_id_when_sampling(paper_pdf):

@@ -97,7 +97,7 @@ class ReflectiveAgent(dspy.Module):
         self.counters = AgentCounters()
         self.tools = ToolManager()
         self.steps = {"metadata": MetadataStep(self.metadata),
-                      "names": NamesStep(self.names, options.max_records, catalog),
+                      "names": NamesStep(self.names, options.max_records),
                       "details": DetailsStep(self.details)}
         self.tools.register("parse", ReadPaper(catalog))
         for step in self.steps.values():

@@ -16,6 +16,7 @@ import dspy
 
 from dsminer.programs.steps import (
     METADATA_CHARS,
+    candidate_names_of,
     details_of,
     names_inputs,
     proposals_of,
@@ -119,6 +120,7 @@ class PaperView:
     paper: ParsedPaper
     body: list[str]
     cues: BenchmarkCues
+    candidates: tuple[str, ...] = ()  # the names step's candidate names, found once for every attempt
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
@@ -130,7 +132,7 @@ class ReadPaper:
 
     def __call__(self, paper: ParsedPaper) -> PaperView:
         body = paper.body_sentences()
-        return PaperView(paper, body, find_benchmark_cues(body, self.catalog))
+        return PaperView(paper, body, find_benchmark_cues(body, self.catalog), candidate_names_of(paper, self.catalog))
 
 
 class ModelStep:
@@ -194,14 +196,13 @@ class NamesStep(ModelStep):
 
     name = "names"
 
-    def __init__(self, predictor: dspy.Predict, max_records: int = 5, catalog: frozenset[str] = frozenset()) -> None:
+    def __init__(self, predictor: dspy.Predict, max_records: int = 5) -> None:
         super().__init__(predictor)
         self.max_records = max_records
-        self.catalog = catalog
 
     def act(self, view: PaperView, params: StepInput, events: EventLog) -> list[Proposal] | None:
-        inputs = names_inputs(view.paper, params.max_sentences, params.keywords, self.catalog,
-                              CONTEXT_CHARS + CONTEXT_WIDENING * params.attempt)
+        inputs = names_inputs(view.paper, params.max_sentences, params.keywords,
+                              max_chars=CONTEXT_CHARS + CONTEXT_WIDENING * params.attempt, candidates=view.candidates)
         events.emit("names_input", paper=view.paper.file_name, step=self.name, attempt=params.attempt,
                     text=shown_text(inputs))
         prediction = self.ask(view, params, events, inputs)

@@ -47,10 +47,19 @@ def run_step(predictor: dspy.Predict, events: EventLog, paper: ParsedPaper, step
 
 
 def names_inputs(paper: ParsedPaper, max_sentences: int, keywords: Sequence[str] = (),
-                 catalog: Iterable[str] = (), max_chars: int = CONTEXT_CHARS) -> dict[str, Any]:
-    """The names step's input: the paper context (about `max_chars`) and the candidate names found by code."""
+                 catalog: Iterable[str] = (), max_chars: int = CONTEXT_CHARS,
+                 candidates: Sequence[str] | None = None) -> dict[str, Any]:
+    """The names step's input: the paper context (about `max_chars`) and the candidate names found by code
+    (`candidates`, when the caller found them already: they depend on the paper only)."""
+    if candidates is None:
+        candidates = candidate_names_of(paper, catalog)
     return {"context": build_paper_context(paper, max_sentences, tuple(keywords), max_chars=max_chars),
-            "candidates": [candidate.name for candidate in find_candidates(paper, catalog)]}
+            "candidates": list(candidates)}
+
+
+def candidate_names_of(paper: ParsedPaper, catalog: Iterable[str] = ()) -> tuple[str, ...]:
+    """The candidate names the names step is offered for `paper`, best first."""
+    return tuple(candidate.name for candidate in find_candidates(paper, catalog))
 
 
 def shown_text(inputs: Mapping[str, Any]) -> str:
