@@ -11,6 +11,8 @@ from dsminer.schema import DatasetRecord, Evidence, make_dataset_id, normalize_n
         ("The Foo Dataset", "foo"),
         ("ABC-10", "abc 10"),
         ("Ｆｕｌｌ width", "full width"),
+        ("XY's Reviews", "XY Reviews"),  # a possessive names the same data
+        ("XY\u2019s Reviews", "XY Reviews"),
     ],
 )
 def test_normalize_name_folds_spelling(left, right):
@@ -19,6 +21,7 @@ def test_normalize_name_folds_spelling(left, right):
 
 def test_normalize_name_keeps_distinct_names_apart():
     assert normalize_name("ABC-10") != normalize_name("ABC-100")
+    assert normalize_name("XYs Reviews") != normalize_name("XY Reviews")
 
 
 def test_dataset_id_is_stable_and_paper_scoped():

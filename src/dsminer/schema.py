@@ -75,6 +75,7 @@ def normalize_name(name: str) -> str:
     folded = unicodedata.normalize("NFKC", name).casefold()
     folded = re.sub(r"^the\s+", "", folded.strip())
     folded = re.sub(r"\s+(data ?set|corpus|benchmark)s?$", "", folded)
+    folded = re.sub(r"(?<=\w)['\u2019]s\b", "", folded)  # a possessive: "AG's News" is "AG News"
     return re.sub(r"[^0-9a-z\u00c0-\u1fff\u2070-\uffff]+", "", folded)  # typographic quotes and dashes go too
 
 
