@@ -27,6 +27,9 @@ TEXT = ("We evaluate on the Penn Treebank (PTB), on PTB again, on the CNN/DailyM
     ("WSJ", "Penn Treebank", False),
     ("NE", "Named Entities Corpus", False),
     ("SST-2", "SST-5", False),
+    ("AB", "AB\u2019s Reviews", True),  # a table's short form of a possessive name
+    ("AB's Reviews", "AB", True),
+    ("AB", "ABC's Reviews", False),
 ])
 def test_same_dataset(a, b, same):
     assert same_dataset(a, b, TEXT) is same

@@ -100,11 +100,14 @@ def is_abbreviation_of(short: str, long: str, text: str) -> bool:
 
 
 def same_dataset(a: str, b: str, text: str) -> bool:
-    """Whether two names are one dataset: same base, "owner/X" and "X", or abbreviation and expansion."""
+    """Whether two names are one dataset: same base, "owner/X" and "X", "X" and "X's Y" (a table's short form
+    of a possessive name: "AG" of "AG's News"), or abbreviation and expansion."""
     if base_key(a) == base_key(b):
         return True
     for left, right in ((a, b), (b, a)):
         if "/" in left and normalize_name(left.rsplit("/", 1)[1]) == normalize_name(right):
+            return True
+        if re.match(rf"{re.escape(left.strip())}['\u2019]s\s", right.strip()):
             return True
         if is_abbreviation_of(left, right, text):
             return True
