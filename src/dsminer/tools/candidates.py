@@ -7,8 +7,10 @@ too, and the names step decides what each one is. A catalogue of known names is 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from dsminer.tools.catalog import catalog_names_in
 from dsminer.tools.names import NOT_DATASETS, POSSESSIVE, count_mentions, looks_like_non_dataset, mentions_outside
@@ -167,7 +169,6 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
                     or _USED_BEFORE.search(sentence[max(0, mention.start() - 3 * NEAR_CHARS):mention.start()]))
 
     def supports(sentence: str) -> bool:
-        # Look for the name first, the sentence's shape only where it occurs.
         mentions = [m for p in patterns for m in p.finditer(sentence)]
         if not mentions:
             return False
@@ -175,7 +176,12 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
             return bool(_DATA_HEADER.match(sentence)) or any(_COUNT_AFTER.match(sentence, m.end()) for m in mentions)
         return any(as_data(sentence, mention) for mention in mentions)
 
-    return sum(1 for sentence in sentences if supports(sentence))
+    # Look for the name first, in one pass over all the sentences (a NUL between two: no name spans it), and at
+    # the shape of only the sentences it occurs in.
+    starts = list(accumulate((len(sentence) + 1 for sentence in sentences[:-1]), initial=0))
+    joined = "\0".join(sentences)
+    holding = {bisect_right(starts, m.start()) - 1 for p in patterns for m in p.finditer(joined)}
+    return sum(1 for index in sorted(holding) if supports(sentences[index]))
 
 
 def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES) -> list[Candidate]:
