@@ -204,8 +204,9 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
             add(row_names(sentence), "table")
     add(_table_cells(paper), "table")
     add(catalog_names_in(text, catalog), "catalog")
-    found = [Candidate(name, count_mentions(name, text), tuple(sorted(kinds))) for name, kinds in sources.values()]
-    found = [candidate for candidate in found if candidate.mentions and data_support([candidate.name], body)]
+    # a name some sentence writes as data is in the text: its mentions are counted only then
+    found = [Candidate(name, count_mentions(name, text), tuple(sorted(kinds))) for name, kinds in sources.values()
+             if data_support([name], body)]
     names = [candidate.name for candidate in found]
     found = [candidate for candidate in found if mentions_outside(candidate.name, names, text)]
     return sorted(found, key=lambda c: -c.score)[:limit]

@@ -38,6 +38,8 @@ _NOT_NAMES = frozenset(
     "However Moreover Finally First Second Third Note".split()
 )
 _URL = re.compile(r"https?://|www\.", re.I)
+_LETTER = re.compile(r"[A-Za-z]")
+_NUMBER_WORD = re.compile(r"[-+(]?[\d.,%±]+[)%]?")
 
 
 def _name_like_count(text: str) -> int:
@@ -49,7 +51,7 @@ def _name_like_count(text: str) -> int:
 
 def _is_header_row(text: str) -> bool:
     """Whether `text` looks like a table header: a short run of mostly capitalised tokens."""
-    words = [w for w in text.split() if re.search(r"[A-Za-z]", w)]
+    words = [w for w in text.split() if _LETTER.search(w)]
     capitalised = [w for w in words if w[0].isupper() or w[0].isdigit()]
     if not (3 <= len(capitalised) and len(words) <= 30 and len(capitalised) >= 0.7 * len(words)):
         return False
@@ -59,7 +61,7 @@ def _is_header_row(text: str) -> bool:
 def _length_penalty(text: str) -> float:
     """Penalty for fragments, run-on text and number-heavy table rows."""
     words = text.split()
-    numeric = sum(1 for w in words if re.fullmatch(r"[-+(]?[\d.,%±]+[)%]?", w))
+    numeric = sum(1 for w in words if _NUMBER_WORD.fullmatch(w))
     penalty = 0.0
     if len(words) < 4:
         penalty += 2.0
