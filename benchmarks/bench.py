@@ -1,7 +1,7 @@
 """Throughput and overhead of dsminer's harness, against a fake OpenAI-compatible server with a set latency
 and concurrency limit, and parse speed on the scirex PDFs. Not part of the test run:
 
-    .venv/bin/python benchmarks/bench.py [--papers 8] [--latency 1.0] [--concurrency 4] [--workers 1,2,4,8]
+    .venv/bin/python benchmarks/bench.py [--papers 16] [--latency 1.0] [--concurrency 4] [--workers 1,2,4,8]
 
 It prints a markdown table (and writes it with `--write`, into benchmarks/README.md between the markers).
 """
@@ -122,7 +122,7 @@ def parse_speed(pdfs: list[Path]) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--papers", type=int, default=16)
+    parser.add_argument("--papers", type=int, default=0, help="papers per run (default: all 58 scirex PDFs)")
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per model call")
     parser.add_argument("--concurrency", type=int, default=4, help="requests the server handles at once")
     parser.add_argument("--workers", default="1,2,4,8")
@@ -132,6 +132,7 @@ def main() -> None:
     if not SHARED_PDFS.is_dir():
         raise SystemExit(f"the scirex PDFs are not at {SHARED_PDFS}")
     pdfs = sorted(SHARED_PDFS.glob("*.pdf"))
+    args.papers = args.papers or len(pdfs)
     lines = [f"Fake server: {args.latency:g} s per call, {args.concurrency} calls at once; {args.papers} scirex "
              "papers per run. Papers/min from the first paper's start to the last paper's commit; start-up and "
              "end = the rest of the command's time (imports, MLflow, the run's end). Overhead = a paper's time "
