@@ -120,7 +120,7 @@ class PaperView:
     paper: ParsedPaper
     body: list[str]
     cues: BenchmarkCues
-    candidates: tuple[str, ...] = ()  # the names step's candidate names, found once for every attempt
+    candidates: tuple[str, ...]  # the names step's candidate names, found once for every attempt
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 

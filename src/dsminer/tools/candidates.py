@@ -181,7 +181,7 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
     starts = list(accumulate((len(sentence) + 1 for sentence in sentences[:-1]), initial=0))
     joined = "\0".join(sentences)
     holding = {bisect_right(starts, m.start()) - 1 for p in patterns for m in p.finditer(joined)}
-    return sum(1 for index in sorted(holding) if supports(sentences[index]))
+    return sum(1 for index in holding if supports(sentences[index]))
 
 
 def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES) -> list[Candidate]:
