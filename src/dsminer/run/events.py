@@ -8,14 +8,15 @@ import threading
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 log = logging.getLogger(__name__)
 
 
 class EventLog:
     """Append-only JSONL of agent and workflow events, with counts per kind; one whole line per event even
-    when papers are processed in parallel threads."""
+    when papers are processed in parallel threads. The file stays open (one handle, each line flushed) until
+    `close`, or the end of a `with` block."""
 
     def __init__(self, path: Path | None = None, span_sink: Any = None) -> None:
         self.path = path
@@ -23,22 +24,44 @@ class EventLog:
         self.counts: Counter[str] = Counter()
         self.events: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        self._handle: IO[str] | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
+
+    def __enter__(self) -> EventLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None
 
     def emit(self, kind: str, paper: str | None = None, step: str | None = None, **fields: Any) -> dict[str, Any]:
         event = {"ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"), "paper": paper,
                  "kind": kind, "step": step, **fields}
-        line = json.dumps(event, ensure_ascii=False, default=str) + "\n"
-        with self._lock:
-            self.counts[kind] += 1
-            self.events.append(event)
-            if self.path is not None:
-                with self.path.open("a", encoding="utf-8") as handle:
-                    handle.write(line)
+        self._write([event])
         if self.span_sink is not None:
             self.span_sink(event)
         return event
+
+    def extend(self, events: list[dict[str, Any]]) -> None:
+        """Add events emitted elsewhere (a Ray task's paper), already on their paper's trace."""
+        self._write(events)
+
+    def _write(self, events: list[dict[str, Any]]) -> None:
+        text = "".join(json.dumps(event, ensure_ascii=False, default=str) + "\n" for event in events)
+        with self._lock:
+            self.counts.update(event["kind"] for event in events)
+            self.events.extend(events)
+            if self.path is not None and text:
+                if self._handle is None:
+                    self._handle = self.path.open("a", encoding="utf-8")
+                self._handle.write(text)
+                self._handle.flush()
 
     def for_paper(self, paper: str) -> list[dict[str, Any]]:
         with self._lock:

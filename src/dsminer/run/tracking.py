@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import logging
+import os
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,11 +14,13 @@ from typing import Any
 
 import mlflow
 from mlflow.entities import SpanEvent
+from mlflow.environment_variables import MLFLOW_ASYNC_TRACE_LOGGING_MAX_WORKERS
 from mlflow.exceptions import MlflowException
 
 from dsminer.config import DEFAULT_ARTIFACT_ROOT, DEFAULT_TRACKING_URI
 
 log = logging.getLogger(__name__)
+TRACE_WRITERS = 1
 
 
 def resolve_tracking_uri(tracking_uri: str | None) -> str:
@@ -33,6 +36,7 @@ def use_experiment(tracking_uri: str | None, name: str) -> str:
 
     A SQLite store is created, and the experiment looked up or created, under a file lock beside the
     database, so two runs that start together on a new store do not race."""
+    write_traces_in_one_thread()
     uri = resolve_tracking_uri(tracking_uri)
     with _store_lock(uri):
         mlflow.set_tracking_uri(uri)
@@ -44,6 +48,13 @@ def use_experiment(tracking_uri: str | None, name: str) -> str:
             experiment_id = experiment.experiment_id
     mlflow.set_experiment(experiment_id=experiment_id)
     return experiment_id
+
+
+def write_traces_in_one_thread() -> None:
+    """Have MLflow write traces from one background thread (`MLFLOW_ASYNC_TRACE_LOGGING_MAX_WORKERS`, unless
+    set): its default of ten threads contend for the store's one writer and, with the papers' threads, for the
+    GIL. Before the first span, when MLflow reads it."""
+    os.environ.setdefault(MLFLOW_ASYNC_TRACE_LOGGING_MAX_WORKERS.name, str(TRACE_WRITERS))
 
 
 @contextmanager
