@@ -2,6 +2,7 @@
 and concurrency limit, and parse speed on the scirex PDFs. Not part of the test run:
 
     .venv/bin/python benchmarks/bench.py [--papers 16] [--latency 1.0] [--concurrency 4] [--workers 1,2,4,8]
+                                         [--ray-workers 2]
 
 It prints a markdown table (and writes it with `--write`, into benchmarks/README.md between the markers).
 """
@@ -56,7 +57,7 @@ def answer(prompt: str) -> str:
 
 
 def throughput(pdfs: list[Path], condition: str, workers: int, latency_s: float, concurrency: int,
-               work: Path) -> dict[str, float]:
+               work: Path, executor: str = "local") -> dict[str, float]:
     """One run: papers per minute from the first paper's start to the last paper's commit, the start-up before
     and the end after it, model calls, and the harness's own time per paper beside the time its model calls
     waited."""
@@ -65,12 +66,13 @@ def throughput(pdfs: list[Path], condition: str, workers: int, latency_s: float,
         corpus.mkdir()
         for pdf in pdfs:
             (corpus / pdf.name).symlink_to(pdf)
-    out = work / f"{condition}-w{workers}"
+    out = work / f"{condition}-{executor}-w{workers}"
     started = time.monotonic()
     with FakeOpenAI(default=slow_reply(latency_s, concurrency)) as server:
         result = subprocess.run(
             [str(DSMINER), "run", str(corpus), "--condition", condition, "--api-base", server.api_base,
-             "--model", "fake-model", "--workers", str(workers), "--out", str(out), "--no-progress",
+             "--model", "fake-model", "--workers", str(workers), "--executor", executor, "--out", str(out),
+             "--no-progress",
              "--tracking-uri", f"sqlite:///{work}/mlflow.db"],
             capture_output=True, text=True, check=False)
         calls = len(server.requests)
@@ -127,6 +129,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4, help="requests the server handles at once")
     parser.add_argument("--workers", default="1,2,4,8")
     parser.add_argument("--conditions", default="s0,s1a")
+    parser.add_argument("--ray-workers", default="2", help="workers of the ray executor's rows ('' for none)")
     parser.add_argument("--write", action="store_true", help="write the table into benchmarks/README.md")
     args = parser.parse_args()
     if not SHARED_PDFS.is_dir():
@@ -139,20 +142,28 @@ def main() -> None:
              "minus the time its model calls waited (waiting on a parse, context, selection, files, traces), as "
              "a share of that model time; after the first `workers` papers, the same without the papers that start "
              "while the parse processes start and parse their first PDFs.", "",
-             "| condition | workers | papers/min | speed-up | calls/paper | overhead | overhead after the first "
-             "`workers` papers | start-up and end |",
-             "|---|---|---|---|---|---|---|---|"]
+             "Of the server's bound: papers/min as a share of what the server allows that many workers "
+             "(latency, calls per paper, and the lesser of the workers and the calls it serves at once).", "",
+             "| condition | executor | workers | papers/min | speed-up | of the server's bound | calls/paper | "
+             "overhead | overhead after the first `workers` papers | start-up and end |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    runs = [(condition, "local", workers) for condition in args.conditions.split(",")
+            for workers in map(int, args.workers.split(","))]
+    runs += [(condition, "ray", workers) for condition in args.conditions.split(",")
+             for workers in map(int, filter(None, args.ray_workers.split(",")))]
+    base: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="dsminer-bench-") as tmp:
-        for condition in args.conditions.split(","):
-            base = None
-            for workers in map(int, args.workers.split(",")):
-                row = throughput(pdfs[: args.papers], condition, workers, args.latency, args.concurrency, Path(tmp))
-                base = base or row["papers_per_min"]
-                lines.append(f"| {condition} | {workers} | {row['papers_per_min']:.1f} | "
-                             f"{row['papers_per_min'] / base:.2f} | {row['calls_per_paper']:.1f} | "
-                             f"{100 * row['overhead']:.1f}% | {100 * row['overhead_later']:.1f}% | "
-                             f"{row['fixed_s']:.1f} s |")
-                print(lines[-1], flush=True)
+        for condition, executor, workers in runs:
+            row = throughput(pdfs[: args.papers], condition, workers, args.latency, args.concurrency, Path(tmp),
+                             executor)
+            base.setdefault(condition, row["papers_per_min"] / min(workers, args.concurrency))
+            bound = 60 * min(workers, args.concurrency) / (args.latency * row["calls_per_paper"])
+            lines.append(f"| {condition} | {executor} | {workers} | {row['papers_per_min']:.1f} | "
+                         f"{row['papers_per_min'] / base[condition]:.2f} | "
+                         f"{100 * row['papers_per_min'] / bound:.0f}% | "
+                         f"{row['calls_per_paper']:.1f} | {100 * row['overhead']:.1f}% | "
+                         f"{100 * row['overhead_later']:.1f}% | {row['fixed_s']:.1f} s |")
+            print(lines[-1], flush=True)
     speed = parse_speed(pdfs)
     lines += ["", f"Parse speed over the {speed['pdfs']} scirex PDFs ({speed['pages']} pages): dsminer "
               f"{speed['dsminer_pages_per_s']:.1f} pages/s (text, links, tables, sections), plain PyMuPDF text "

@@ -168,3 +168,17 @@ def test_ctrl_c_keeps_finished_papers_and_marks_the_run_interrupted(tmp_path, co
     assert [json.loads(x)["file"] for x in Path("out/papers.jsonl").read_text().splitlines()] == ["a.pdf"]
     run = mlflow.MlflowClient(f"sqlite:///{tmp_path}/mlflow.db").get_run(manifest["mlflow"]["run_id"])
     assert run.info.status == "KILLED"
+
+
+def test_traces_are_written_by_one_thread_unless_the_user_sets_otherwise(tmp_path, monkeypatch):
+    from mlflow.environment_variables import MLFLOW_ASYNC_TRACE_LOGGING_MAX_WORKERS as writers
+
+    from dsminer.run import tracking
+
+    monkeypatch.setenv(writers.name, "")
+    monkeypatch.delenv(writers.name)
+    tracking.use_experiment(f"sqlite:///{tmp_path}/mlflow.db", "writers")
+    assert writers.get() == tracking.TRACE_WRITERS == 1
+    monkeypatch.setenv(writers.name, "4")
+    tracking.write_traces_in_one_thread()
+    assert writers.get() == 4

@@ -29,6 +29,9 @@ class BackendSettings(BaseModel):
     kind: Literal["local", "openai"] = "local"
     model: str = DEFAULT_LOCAL_MODEL
     api_base: str | None = None
+    # several OpenAI-compatible endpoints serving the same model (vLLM replicas), called in turn by the
+    # papers of the ray executor; empty: `api_base` alone
+    api_bases: list[str] = Field(default_factory=list)
     api_key: str = "not-needed"
     gguf_path: Path | None = None
     model_cache_dir: Path | None = None
@@ -74,6 +77,9 @@ class Settings(BaseSettings):
     parse_processes: int | None = Field(None, ge=0, le=64)
     paper_timeout_s: float | None = Field(1800.0, gt=0)  # a paper still running after this fails
     stop_after_failed_papers: int = Field(3, ge=1)  # papers in a row failed by the endpoint before the run stops
+    executor: Literal["local", "ray"] = "local"  # threads in this process, or Ray tasks (pip install 'dsminer[ray]')
+    ray_address: str | None = None  # a Ray cluster to join (e.g. ray://head:10001 or auto); None: a local one
+    ray_task_retries: int = Field(3, ge=0, le=10)  # attempts Ray adds for a paper whose worker died
     out_dir: Path | None = None
     metadata_file: Path | None = None
     catalog_dir: Path | None = None

@@ -3,8 +3,7 @@ import json
 import dspy
 import pytest
 
-from dsminer.backend.adapter import SchemaJSONAdapter, response_format_for
-from dsminer.cli.run import build_adapter
+from dsminer.backend.adapter import SchemaJSONAdapter, build_adapter, response_format_for
 from dsminer.config import Settings
 from dsminer.signatures import ClassifyDatasetNames, DescribeDataset, ExtractPaperMetadata
 from dsminer.signatures.extraction import OUTPUT_ITEM_LIMITS

@@ -15,6 +15,8 @@ from typing import Any
 import dspy
 from dspy.adapters.json_adapter import _get_structured_outputs_response_format
 
+from dsminer.config import Settings
+
 log = logging.getLogger(__name__)
 MAX_ITEMS = 20
 
@@ -69,3 +71,12 @@ class SchemaJSONAdapter(dspy.JSONAdapter):
         except Exception as exc:  # noqa: BLE001  (a signature DSPy cannot express as a schema)
             log.debug("no schema for %s (%s); asking for a JSON object", signature.__name__, exc)
             lm_kwargs["response_format"] = {"type": "json_object"}
+
+
+def build_adapter(settings: Settings) -> dspy.Adapter:
+    """The DSPy adapter of the settings: JSON with the response schema sent (default), plain JSON, or chat."""
+    from dsminer.signatures.extraction import OUTPUT_ITEM_LIMITS
+
+    if settings.adapter == "chat":
+        return dspy.ChatAdapter()
+    return SchemaJSONAdapter(limits=OUTPUT_ITEM_LIMITS) if settings.backend.response_schema else dspy.JSONAdapter()

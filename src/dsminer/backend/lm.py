@@ -82,12 +82,14 @@ def open_backend(settings: BackendSettings, slots: int = 1) -> Iterator[Backend]
 
     The local server gets `slots` parallel slots (at least `n_parallel`), each with a context of `n_ctx`."""
     if settings.kind == "openai":
-        if not settings.api_base:
+        bases = list(dict.fromkeys(filter(None, [settings.api_base, *settings.api_bases])))
+        if not bases:
             raise BackendError("backend 'openai' needs an api_base (--api-base URL)")
-        served = check_endpoint(settings.api_base, settings.api_key, settings.connect_timeout_s)
-        if served and settings.model not in served:
-            raise BackendError(f"model {settings.model!r} is not served at {settings.api_base} (served: {', '.join(served)})")
-        yield Backend(build_lm(settings, settings.api_base), settings.api_base, settings.model, "openai")
+        for base in bases:
+            served = check_endpoint(base, settings.api_key, settings.connect_timeout_s)
+            if served and settings.model not in served:
+                raise BackendError(f"model {settings.model!r} is not served at {base} (served: {', '.join(served)})")
+        yield Backend(build_lm(settings, bases[0]), bases[0], settings.model, "openai")
         return
     gguf = settings.gguf_path or ensure_default_model(settings.model_cache_dir)
     parallel = max(settings.n_parallel, slots)

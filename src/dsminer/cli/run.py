@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from dsminer.run.harness import RunOutcome
 
 
+EXECUTOR_HELP = ("local (threads in this process, default) or ray (each paper a Ray task, on a local Ray or the "
+                 "cluster at --ray-address; needs pip install 'dsminer[ray]').")
+RAY_ADDRESS_HELP = "Ray cluster to run on (e.g. auto, or ray://head:10001); default: a local Ray with --workers CPUs."
+
+
 def register(app: typer.Typer) -> None:
     app.command("run")(run)
     app.command("demo")(demo)
@@ -46,6 +51,8 @@ def run(
     memory: Annotated[Optional[bool], typer.Option("--memory/--no-memory", help="Agent: inject lessons from memory into prompts (default on).")] = None,
     reflection: Annotated[Optional[str], typer.Option("--reflection", help="Agent: rule, llm or selective (default: the condition's own).")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Papers processed at once (default 1); the local model gets as many slots.")] = None,
+    executor: Annotated[Optional[str], typer.Option("--executor", help=EXECUTOR_HELP)] = None,
+    ray_address: Annotated[Optional[str], typer.Option("--ray-address", help=RAY_ADDRESS_HELP)] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar over papers.")] = True,
 ) -> None:
     """Extract dataset records from every PDF in PDF_DIR under one condition, logged as one MLflow run.
@@ -55,7 +62,7 @@ def run(
     with user_errors():
         settings = load_settings(
             config, condition=condition, limit=limit, out_dir=out, max_records_per_paper=max_records,
-            workers=workers,
+            workers=workers, executor=executor, ray_address=ray_address,
             metadata_file=metadata, tracking_uri=tracking_uri, experiment=experiment,
             backend=backend_flags(backend, api_base, model),
             agent={"retry_budget": retry_budget, "quality_threshold": quality_threshold, "memory": memory,
@@ -70,23 +77,12 @@ def configured_backend(settings: Settings) -> Iterator[Backend]:
     """Open the backend and make it DSPy's LM and adapter for the session: the one `dspy.configure`."""
     import dspy
 
+    from dsminer.backend.adapter import build_adapter
     from dsminer.backend.lm import open_backend
 
     with open_backend(settings.backend, slots=settings.workers) as backend:
         dspy.configure(lm=backend.lm, adapter=build_adapter(settings))
         yield backend
-
-
-def build_adapter(settings: Settings):
-    """The DSPy adapter of the settings: JSON with the response schema sent (default), plain JSON, or chat."""
-    import dspy
-
-    from dsminer.backend.adapter import SchemaJSONAdapter
-    from dsminer.signatures.extraction import OUTPUT_ITEM_LIMITS
-
-    if settings.adapter == "chat":
-        return dspy.ChatAdapter()
-    return SchemaJSONAdapter(limits=OUTPUT_ITEM_LIMITS) if settings.backend.response_schema else dspy.JSONAdapter()
 
 
 def model_info(backend: Backend) -> dict[str, str]:

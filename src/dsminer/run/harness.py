@@ -29,6 +29,8 @@ from dsminer.schema import DatasetRecord
 from dsminer.run.usage import Usage, UsageMeter
 
 log = logging.getLogger(__name__)
+# writes a paper's records and status line (one unit), returns how many records it wrote
+Commit = Callable[[list[DatasetRecord], dict[str, Any]], int]
 
 
 @dataclass
@@ -77,11 +79,12 @@ def run_condition(
         previous = store.read_manifest()
         check_resumable(previous, settings, model_info, store.directory)
         todo = [paper for paper in corpus if paper.path.name not in store.done_papers()]
-        processes = parse_processes(settings.parse_processes, settings.workers)
+        processes = parse_processes(settings.parse_processes, settings.workers) if settings.executor == "local" else 0
         # parsing starts here, so the first papers are parsed while the MLflow run is set up
-        with PaperParser([paper.path for paper in todo], processes, ahead=settings.workers + processes) as parser:
-            return _run_locked(settings, corpus, todo, parser, program, lm, model_info, store, previous, progress,
-                               nested)
+        with (PaperParser([paper.path for paper in todo], processes, ahead=settings.workers + processes) as parser,
+              EventLog(store.events_path, span_sink=tracking.event_to_span) as events):
+            return _run_locked(settings, corpus, todo, parser, events, program, lm, model_info, store, previous,
+                               progress, nested)
 
 
 def check_resumable(previous: dict[str, Any] | None, settings: Settings, model_info: dict[str, str],
@@ -97,10 +100,9 @@ def check_resumable(previous: dict[str, Any] | None, settings: Settings, model_i
 
 
 def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], todo: list[CorpusPaper], parser: PaperParser,
-                program: dspy.Module, lm: dspy.LM, model_info: dict[str, str], store: RunStore,
+                events: EventLog, program: dspy.Module, lm: dspy.LM, model_info: dict[str, str], store: RunStore,
                 previous: dict[str, Any] | None,
                 progress: Callable[[Sequence[CorpusPaper]], Any] | None, nested: bool) -> RunOutcome:
-    events = EventLog(store.events_path, span_sink=tracking.event_to_span)
     experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
     manifest = store.start_manifest(settings, model_info, environment_snapshot(), mlflow.get_tracking_uri(), previous)
     folders = {str(paper.path.parent.absolute()) for paper in corpus}
@@ -119,8 +121,15 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], todo: list[Co
             tracking.log_reproducibility([paper.path for paper in corpus], program)
         mlflow.dspy.autolog()
         started = time.monotonic()
+        counted: dict[str, float] = {}  # the program's counters, summed over the Ray tasks' copies
         try:
-            process_papers(todo, parser, program, lm, store, events, settings, progress)
+            if settings.executor == "ray":
+                from dsminer.run.ray_executor import TraceTarget, process_papers_ray
+
+                target = TraceTarget(mlflow.get_tracking_uri(), experiment_id, run.info.run_id)
+                process_papers_ray(todo, settings, model_info["api_base"], target, store, events, counted, progress)
+            else:
+                process_papers(todo, parser, program, lm, store, events, settings, progress)
         except KeyboardInterrupt:
             outcome.status = "interrupted"
             raise
@@ -129,11 +138,11 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], todo: list[Co
             raise
         finally:
             _finish(store, manifest, outcome, time.monotonic() - started,
-                    carried_over(program_metrics(program), previous))
+                    carried_over(counted if settings.executor == "ray" else program_metrics(program), previous))
     return outcome
 
 
-class _Sized:
+class SizedIterator:
     """An iterator with a length, for a progress bar over papers in the order they finish."""
 
     def __init__(self, items: Iterator[Any], size: int) -> None:
@@ -146,6 +155,21 @@ class _Sized:
         return self.size
 
 
+def stop_when_down(settings: Settings, store: RunStore) -> Callable[[str], None]:
+    """A function to call with each finished paper's outcome, in the order papers finish: it stops the run
+    (a fatal `EndpointError`) when the endpoint failed `settings.stop_after_failed_papers` papers in a row."""
+    down = 0
+
+    def finished(outcome: str) -> None:
+        nonlocal down
+        down = down + 1 if outcome == "endpoint_failed" else 0
+        if down >= settings.stop_after_failed_papers:
+            raise EndpointError(f"stopped: the endpoint failed on {down} papers in a row (last: "
+                                f"{store.read_papers()[-1]['reason']}); run again with the same --out to resume",
+                                fatal=True)
+    return finished
+
+
 def process_papers(todo: Sequence[CorpusPaper], parser: PaperParser, program: dspy.Module, lm: dspy.LM,
                    store: RunStore, events: EventLog, settings: Settings,
                    progress: Callable[[Sequence[CorpusPaper]], Any] | None = None) -> None:
@@ -155,20 +179,11 @@ def process_papers(todo: Sequence[CorpusPaper], parser: PaperParser, program: ds
     `parser` parses the PDFs in separate processes a few papers ahead, so parsing overlaps the model steps.
     Parallel papers share the program (its counters and memory are thread-safe) and each thread has its own
     copy of the LM, so the calls, tokens and events of a paper stay that paper's."""
-    down = 0
-
-    def finished(status: str) -> None:
-        nonlocal down
-        down = down + 1 if status == "endpoint_failed" else 0
-        if down >= settings.stop_after_failed_papers:
-            raise EndpointError(f"stopped: the endpoint failed on {down} papers in a row (last: "
-                                f"{store.read_papers()[-1]['reason']}); run again with the same --out to resume",
-                                fatal=True)
-
+    finished = stop_when_down(settings, store)
     if settings.workers == 1:
         with dspy.context(lm=lm):
             for paper in progress(todo) if progress else todo:
-                finished(_process_paper(paper, parser, program, lm, store, events, settings))
+                finished(process_paper(paper, parser, program, lm, events, settings, store.commit_paper))
         return
     local = threading.local()
 
@@ -176,12 +191,12 @@ def process_papers(todo: Sequence[CorpusPaper], parser: PaperParser, program: ds
         if not hasattr(local, "lm"):
             local.lm = lm.copy()
         with dspy.context(lm=local.lm):
-            return _process_paper(paper, parser, program, local.lm, store, events, settings)
+            return process_paper(paper, parser, program, local.lm, events, settings, store.commit_paper)
 
     pool = ThreadPoolExecutor(settings.workers, thread_name_prefix="dsminer-paper")
     futures = [pool.submit(contextvars.copy_context().run, work, paper) for paper in todo]
     try:
-        done = _Sized(as_completed(futures), len(futures))
+        done = SizedIterator(as_completed(futures), len(futures))
         for future in progress(done) if progress else done:
             finished(future.result())
     except BaseException:
@@ -190,24 +205,27 @@ def process_papers(todo: Sequence[CorpusPaper], parser: PaperParser, program: ds
     pool.shutdown()
 
 
-def _process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module, lm: dspy.LM, store: RunStore,
-                   events: EventLog, settings: Settings) -> str:
-    """Process one paper and commit its status (and records); return the status: ok, partial or failed.
+def process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module, lm: dspy.LM, events: EventLog,
+                  settings: Settings, commit: Commit, trace_metadata: dict[str, str] | None = None) -> str:
+    """Process one paper and `commit` its records and status line; return the outcome: ok, partial, failed, or
+    endpoint_failed (failed by the endpoint).
 
     A paper whose steps all answered is `ok`; one with a failed step keeps its records and is `partial`;
     an endpoint that stays down, the time limit, an unreadable PDF or an unexpected error make it `failed`
     with the reason (a resume processes it again). A fatal endpoint error is raised after the paper is
-    written, since no later paper can succeed either."""
+    committed, since no later paper can succeed either. `trace_metadata` goes on the paper's trace."""
     name = paper.path.name
     meter = UsageMeter(lm)
     guard = PaperGuard(settings.backend.fault_retries, settings.backend.fault_backoff_s, settings.paper_timeout_s)
     with mlflow.start_span(name=f"paper:{name}") as span:
+        if trace_metadata:
+            mlflow.update_current_trace(metadata=trace_metadata)
         span.set_inputs({"file": name, "condition": settings.condition})
         events.emit("observation", paper=name, step="parse", path=str(paper.path))
 
         def failed(reason: str) -> None:
             log.warning("%s: %s", name, reason)
-            _commit(store, name, [], "failed", reason, meter.take(), guard)
+            _commit(commit, name, [], "failed", reason, meter.take(), guard)
             events.emit("paper_failed", paper=name, reason=reason)
             span.set_status("ERROR")
             span.set_outputs({"status": "failed", "reason": reason})
@@ -231,21 +249,26 @@ def _process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module
         status = "partial" if guard.failed_steps else "ok"
         reason = f"failed steps: {', '.join(guard.failed_steps)}" if guard.failed_steps else None
         used = meter.take()
-        row = _commit(store, name, records, status, reason, used, guard)
+        row = _commit(commit, name, records, status, reason, used, guard)
         events.emit("paper_done", paper=name, status=status, records=row["records"], seconds=row["seconds"],
                     llm_calls=used.calls)
         span.set_outputs({"status": status, "records": row["records"], "llm_calls": used.calls})
         return status
 
 
-def _commit(store: RunStore, name: str, records: list[DatasetRecord], status: str, reason: str | None, used: Usage,
+def status_line(name: str, status: str, reason: str | None, used: Usage, guard: PaperGuard) -> dict[str, Any]:
+    """A paper's line in `papers.jsonl` (without its record count): how it ended and what it used."""
+    return {"file": name, "status": status, "seconds": round(time.monotonic() - guard.started, 2),
+            "model_seconds": round(used.model_s, 2), "llm_calls": used.calls, "prompt_tokens": used.prompt_tokens,
+            "completion_tokens": used.completion_tokens,
+            "endpoint_retries": guard.endpoint_retries, "answer_retries": guard.answer_retries, "reason": reason}
+
+
+def _commit(commit: Commit, name: str, records: list[DatasetRecord], status: str, reason: str | None, used: Usage,
             guard: PaperGuard) -> dict[str, Any]:
     """Commit a paper's records and its status line, with what it used; return the status line."""
-    row = {"file": name, "status": status, "seconds": round(time.monotonic() - guard.started, 2),
-           "model_seconds": round(used.model_s, 2), "llm_calls": used.calls, "prompt_tokens": used.prompt_tokens,
-           "completion_tokens": used.completion_tokens,
-           "endpoint_retries": guard.endpoint_retries, "answer_retries": guard.answer_retries, "reason": reason}
-    return {**row, "records": store.commit_paper(records, row)}
+    row = status_line(name, status, reason, used, guard)
+    return {**row, "records": commit(records, row)}
 
 
 def program_metrics(program: dspy.Module) -> dict[str, float]:
