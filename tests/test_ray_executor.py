@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_openai import FakeOpenAI, scripted
-from tests.test_cli_run import one_page_pdf
+from tests.test_cli_run import assert_one_line_error, one_page_pdf
 from tests.test_faults import CALLS_PER_PAPER, papers, records, run_in  # noqa: F401  (run_in is a fixture)
 
 ray = pytest.importorskip("ray")
@@ -108,3 +108,40 @@ def test_a_paper_whose_worker_dies_on_every_attempt_fails_with_the_reason_and_a_
     with FakeOpenAI(default=scripted) as fake:
         assert run_in(corpus, fake, "--executor", "ray", "--workers", "2").exit_code == 0
     assert len(records()) == 6 and {row["status"] for row in papers().values()} == {"ok"}
+
+
+def test_an_experiment_runs_its_conditions_on_ray_as_child_runs(corpus, tmp_path, monkeypatch):
+    import mlflow
+    from typer.testing import CliRunner
+
+    from dsminer.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    with FakeOpenAI(default=scripted) as fake:
+        result = CliRunner().invoke(app, ["experiment", str(corpus), "--conditions", "s0,s1a", "--api-base",
+                                          fake.api_base, "--model", "fake-model", "--out", "exp", "--tracking-uri",
+                                          uri, "--executor", "ray", "--workers", "2", "--limit", "2",
+                                          "--no-progress"])
+    assert result.exit_code == 0, result.output
+    client = mlflow.MlflowClient(uri)
+    for condition in ("s0", "s1a"):
+        run_id = json.loads(Path(f"exp/{condition}/manifest.json").read_text())["mlflow"]["run_id"]
+        run = client.get_run(run_id)
+        assert run.data.params["executor"] == "ray" and run.data.metrics["records"] == 2
+        assert run.data.tags.get("mlflow.parentRunId")
+        traces = client.search_traces(locations=[run.info.experiment_id],
+                                      filter_string=f"metadata.mlflow.sourceRun = '{run_id}'", max_results=10)
+        assert len(traces) == 2
+    s1a = client.get_run(json.loads(Path("exp/s1a/manifest.json").read_text())["mlflow"]["run_id"])
+    assert s1a.data.metrics["reflections"] > 0  # the agent's counters, summed over the tasks
+
+
+def test_without_ray_installed_the_ray_executor_is_one_line(corpus, run_in, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with FakeOpenAI(default=scripted) as fake:
+        result = run_in(corpus, fake, "--executor", "ray")
+    assert_one_line_error(result, "the ray executor needs Ray: pip install 'dsminer[ray]'")
+    assert not Path("out").exists()

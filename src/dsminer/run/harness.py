@@ -73,6 +73,10 @@ def run_condition(
     The directory is locked for the run. A resume (an existing directory) must have the same condition and
     model; it repairs the files a kill may have left, skips committed papers and continues the same MLflow
     run. With `nested`, a new run is a child of the active MLflow run (an experiment's parent run)."""
+    if settings.executor == "ray":
+        from dsminer.run.ray_executor import require_ray
+
+        require_ray()
     store = RunStore(settings.out_dir or default_out_dir(settings.condition))
     with store.locked():
         store.repair()

@@ -14,12 +14,14 @@ reachable from the workers (a server, or a SQLite file on a shared disk).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import dspy
 import mlflow
+from mlflow.environment_variables import MLFLOW_ENABLE_ASYNC_TRACE_LOGGING
 
 from dsminer.backend.adapter import build_adapter
 from dsminer.backend.lm import build_lm
@@ -81,11 +83,13 @@ _traced: TraceTarget | None = None
 
 
 def _trace_into(target: TraceTarget | None) -> None:
-    """Point this worker's MLflow at the run's store and experiment, with DSPy autologging (once per target)."""
+    """Point this worker's MLflow at the run's store and experiment, with DSPy autologging (once per target).
+    A worker writes a trace as its spans end, not from a background queue: a task would otherwise wait for
+    the queue's flush (a second each) before it returns, or end with its trace unwritten."""
     global _traced
     if target is None or target == _traced:
         return
-    tracking.write_traces_in_one_thread()
+    os.environ[MLFLOW_ENABLE_ASYNC_TRACE_LOGGING.name] = "false"
     mlflow.set_tracking_uri(target.tracking_uri)
     mlflow.set_experiment(experiment_id=target.experiment_id)
     mlflow.dspy.autolog()
@@ -111,8 +115,6 @@ def run_paper(job: PaperJob) -> PaperDone:
             done.outcome = process_paper(job.paper, parser, program, lm, events, settings, commit, metadata)
         except EndpointError as exc:
             done.outcome, done.fatal = "endpoint_failed", str(exc)
-    if job.trace is not None:
-        mlflow.flush_trace_async_logging()
     done.events, done.metrics = events.events, program_metrics(program)
     return done
 
@@ -123,11 +125,7 @@ def process_papers_ray(todo: Sequence[CorpusPaper], settings: Settings, default_
     """Process the papers as Ray tasks, `settings.workers` at once, committing each as it finishes, and add the
     programs' counters to `counted`. The run stops as with the local executor: a fatal endpoint error once its
     paper is committed, or the endpoint failing papers in a row (`stop_when_down`)."""
-    try:
-        import ray
-    except ImportError as exc:
-        raise ConfigError("the ray executor needs Ray: pip install 'dsminer[ray]'") from exc
-
+    ray = require_ray()
     finished = stop_when_down(settings, store)
     started_here = not ray.is_initialized()
     if started_here:
@@ -173,6 +171,15 @@ def process_papers_ray(todo: Sequence[CorpusPaper], settings: Settings, default_
             ray.cancel(ref, force=True)
         if started_here:
             ray.shutdown()
+
+
+def require_ray() -> Any:
+    """The `ray` module, or a one-line error saying how to install it."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise ConfigError("the ray executor needs Ray: pip install 'dsminer[ray]'") from exc
+    return ray
 
 
 def _lost(paper: CorpusPaper, exc: BaseException) -> PaperDone:
