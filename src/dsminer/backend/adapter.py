@@ -8,6 +8,8 @@ Arrays get a `maxItems` bound so a looping list ends.
 
 from __future__ import annotations
 
+import copy
+import functools
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -36,9 +38,16 @@ def _bound_arrays(schema: Any, max_items: int) -> None:
 def response_format_for(signature: type[dspy.Signature], max_items: int = MAX_ITEMS,
                         limits: Mapping[str, int] | None = None) -> dict[str, Any]:
     """The OpenAI `json_schema` response format of a signature's output fields; `limits` bounds the
-    arrays of named output fields, `max_items` every other array."""
+    arrays of named output fields, `max_items` every other array. Built once per signature and bounds (a
+    copy each call): building it takes a pydantic model and its schema."""
+    return copy.deepcopy(_response_format(signature, max_items, tuple(sorted((limits or {}).items()))))
+
+
+@functools.lru_cache(maxsize=128)
+def _response_format(signature: type[dspy.Signature], max_items: int,
+                     limits: tuple[tuple[str, int], ...]) -> dict[str, Any]:
     schema = _get_structured_outputs_response_format(signature).model_json_schema()
-    for name, limit in (limits or {}).items():
+    for name, limit in limits:
         prop = schema.get("properties", {}).get(name)
         if isinstance(prop, dict) and prop.get("type") == "array":
             prop["maxItems"] = limit

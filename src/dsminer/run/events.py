@@ -11,12 +11,15 @@ from pathlib import Path
 from typing import IO, Any
 
 log = logging.getLogger(__name__)
+BUFFER_BYTES = 1 << 20
 
 
 class EventLog:
     """Append-only JSONL of agent and workflow events, with counts per kind; one whole line per event even
-    when papers are processed in parallel threads. The file stays open (one handle, each line flushed) until
-    `close`, or the end of a `with` block."""
+    when papers are processed in parallel threads. The file stays open until `close` (or the end of a `with`
+    block); lines are buffered and written by `flush`, which the run calls when it commits a paper (before the
+    commit, and after its `paper_done`), so a committed paper's events are on disk, and no thread makes a system
+    call per event while it holds the log's lock."""
 
     def __init__(self, path: Path | None = None, span_sink: Any = None) -> None:
         self.path = path
@@ -59,8 +62,13 @@ class EventLog:
             self.events.extend(events)
             if self.path is not None and text:
                 if self._handle is None:
-                    self._handle = self.path.open("a", encoding="utf-8")
+                    self._handle = self.path.open("a", encoding="utf-8", buffering=BUFFER_BYTES)
                 self._handle.write(text)
+
+    def flush(self) -> None:
+        """Write the buffered lines to the file."""
+        with self._lock:
+            if self._handle is not None:
                 self._handle.flush()
 
     def for_paper(self, paper: str) -> list[dict[str, Any]]:

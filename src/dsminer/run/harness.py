@@ -141,6 +141,7 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], todo: list[Co
             outcome.status = "stopped"
             raise
         finally:
+            events.flush()
             _finish(store, manifest, outcome, time.monotonic() - started,
                     carried_over(counted if settings.executor == "ray" else program_metrics(program), previous))
     return outcome
@@ -229,8 +230,10 @@ def process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module,
 
         def failed(reason: str) -> None:
             log.warning("%s: %s", name, reason)
+            events.flush()
             _commit(commit, name, [], "failed", reason, meter.take(), guard)
             events.emit("paper_failed", paper=name, reason=reason)
+            events.flush()
             span.set_status("ERROR")
             span.set_outputs({"status": "failed", "reason": reason})
 
@@ -253,9 +256,11 @@ def process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module,
         status = "partial" if guard.failed_steps else "ok"
         reason = f"failed steps: {', '.join(guard.failed_steps)}" if guard.failed_steps else None
         used = meter.take()
+        events.flush()
         row = _commit(commit, name, records, status, reason, used, guard)
         events.emit("paper_done", paper=name, status=status, records=row["records"], seconds=row["seconds"],
                     llm_calls=used.calls)
+        events.flush()
         span.set_outputs({"status": status, "records": row["records"], "llm_calls": used.calls})
         return status
 

@@ -153,6 +153,7 @@ def process_papers_ray(todo: Sequence[CorpusPaper], settings: Settings, default_
             except ray.exceptions.RayError as exc:
                 done = _lost(paper, exc)
             events.extend(done.events)
+            events.flush()
             store.commit_paper([DatasetRecord.model_validate(record) for record in done.records], done.row)
             for key, value in done.metrics.items():
                 counted[key] = counted.get(key, 0.0) + value
