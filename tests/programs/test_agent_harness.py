@@ -36,4 +36,7 @@ def test_agent_metrics_and_step_spans_reach_mlflow(paper_pdf, tmp_path, monkeypa
     spans = {span.name: span for span in trace.data.spans}
     assert {"paper:reef.pdf", "parse", "names", "details:ReefCount-3k", "details:KelpScenes"} <= set(spans)
     assert {event.name for event in spans["names"].events} >= {"reflection", "retry", "stop"}
+    kinds = {span.span_type for span in trace.data.spans}
+    assert "CHAT_MODEL" in kinds or "LLM" in kinds  # each model call, with its prompt and answer
+    assert not [name for name in spans if name.endswith((".format", ".parse"))]  # no adapter spans
     assert (tmp_path / "memory.jsonl").is_file()

@@ -21,6 +21,7 @@ from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
 from dsminer.errors import ConfigError, DsminerError
 from dsminer.run import tracking
+from dsminer.run.dspy_tracing import trace_dspy_calls
 from dsminer.run.faults import EndpointError, PaperGuard, describe, guarding
 from dsminer.run.events import EventLog
 from dsminer.run.parsing import PaperParser, parse_processes
@@ -123,7 +124,7 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], todo: list[Co
         tracking.log_new_params(run.info.run_id, settings.as_params())
         if not resumed_id:
             tracking.log_reproducibility([paper.path for paper in corpus], program)
-        mlflow.dspy.autolog()
+        trace_dspy_calls()
         started = time.monotonic()
         counted: dict[str, float] = {}  # the program's counters, summed over the Ray tasks' copies
         try:

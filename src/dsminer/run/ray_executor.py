@@ -30,6 +30,7 @@ from dsminer.corpus.local import CorpusPaper
 from dsminer.errors import ConfigError
 from dsminer.programs.registry import build_program
 from dsminer.run import tracking
+from dsminer.run.dspy_tracing import trace_dspy_calls
 from dsminer.run.events import EventLog
 from dsminer.run.faults import EndpointError, PaperGuard
 from dsminer.run.harness import SizedIterator, process_paper, program_metrics, status_line, stop_when_down
@@ -92,7 +93,7 @@ def _trace_into(target: TraceTarget | None) -> None:
     os.environ[MLFLOW_ENABLE_ASYNC_TRACE_LOGGING.name] = "false"
     mlflow.set_tracking_uri(target.tracking_uri)
     mlflow.set_experiment(experiment_id=target.experiment_id)
-    mlflow.dspy.autolog()
+    trace_dspy_calls()
     _traced = target
 
 
