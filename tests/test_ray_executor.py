@@ -145,3 +145,13 @@ def test_without_ray_installed_the_ray_executor_is_one_line(corpus, run_in, monk
         result = run_in(corpus, fake, "--executor", "ray")
     assert_one_line_error(result, "the ray executor needs Ray: pip install 'dsminer[ray]'")
     assert not Path("out").exists()
+
+
+def test_the_help_says_how_to_install_ray():
+    from typer.testing import CliRunner
+
+    from dsminer.cli import app
+
+    result = CliRunner().invoke(app, ["run", "--help"])
+    text = " ".join(result.output.replace("\u2502", " ").split())  # the help's box, its lines joined
+    assert "pip install 'dsminer[ray]'" in text

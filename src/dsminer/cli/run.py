@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 EXECUTOR_HELP = ("local (threads in this process, default) or ray (each paper a Ray task, on a local Ray or the "
-                 "cluster at --ray-address; needs pip install 'dsminer[ray]').")
+                 "cluster at --ray-address; needs pip install 'dsminer\\[ray]').")  # escaped: rich reads [ray] as markup
 RAY_ADDRESS_HELP = "Ray cluster to run on (e.g. auto, or ray://head:10001); default: a local Ray with --workers CPUs."
 
 
