@@ -29,8 +29,8 @@ class BackendSettings(BaseModel):
     kind: Literal["local", "openai"] = "local"
     model: str = DEFAULT_LOCAL_MODEL
     api_base: str | None = None
-    # several OpenAI-compatible endpoints serving the same model (vLLM replicas), called in turn by the
-    # papers of the ray executor; empty: `api_base` alone
+    # more OpenAI-compatible endpoints serving the same model (vLLM replicas): the ray executor's papers call
+    # `api_base` and these in turn; each is checked at the start
     api_bases: list[str] = Field(default_factory=list)
     api_key: str = "not-needed"
     gguf_path: Path | None = None

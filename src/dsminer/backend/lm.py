@@ -60,6 +60,11 @@ class TimedLM(dspy.LM):
             self.waited_s += time.monotonic() - started
 
 
+def endpoints(settings: BackendSettings) -> list[str]:
+    """The OpenAI-compatible endpoints of the settings: `api_base`, then `api_bases`, each once."""
+    return list(dict.fromkeys(filter(None, [settings.api_base, *settings.api_bases])))
+
+
 def build_lm(settings: BackendSettings, api_base: str) -> dspy.LM:
     """A DSPy LM for an OpenAI-compatible endpoint, with the run's sampling controls; it makes one attempt per
     call, and `dsminer.run.faults` decides what a failed attempt means."""
@@ -82,7 +87,7 @@ def open_backend(settings: BackendSettings, slots: int = 1) -> Iterator[Backend]
 
     The local server gets `slots` parallel slots (at least `n_parallel`), each with a context of `n_ctx`."""
     if settings.kind == "openai":
-        bases = list(dict.fromkeys(filter(None, [settings.api_base, *settings.api_bases])))
+        bases = endpoints(settings)
         if not bases:
             raise BackendError("backend 'openai' needs an api_base (--api-base URL)")
         for base in bases:

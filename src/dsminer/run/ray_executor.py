@@ -2,13 +2,13 @@
 
 The driver (the `dsminer` command) keeps what a run owns: the run directory and its lock, the manifest, the
 MLflow run, and the commit of each paper, in the order papers finish. A task processes one paper in a Ray
-worker process with the same code as the local executor (`harness.process_paper`): it parses the PDF, runs
-the condition's program against one of the endpoints (`backend.api_bases`, one per task in turn) and returns
-the paper's records, status line, events and the program's counters, which the driver commits. A worker that
-dies mid-paper has written nothing to the run directory: Ray runs its task again (`ray_task_retries`), and
-a paper whose every attempt died is `failed` with the reason, so a resume processes it again. The task
-writes its paper's trace to the run's MLflow experiment, tagged with the run, so the tracking store must be
-reachable from the workers (a server, or a SQLite file on a shared disk).
+worker process with the same code as the local executor (`harness.process_paper`): it parses the PDF, runs the
+condition's program against one of the endpoints (`backend.api_base` and `backend.api_bases`, one per task in
+turn) and returns the paper's records, status line, events and the program's counters, which the driver
+commits. A worker that dies mid-paper has written nothing to the run directory: Ray runs its task again
+(`ray_task_retries`), and a paper whose every attempt died is `failed` with the reason, so a resume processes
+it again. The task writes its paper's trace to the run's MLflow experiment, tagged with the run, so the
+tracking store must be reachable from the workers (a server, or a SQLite file on a shared disk).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import mlflow
 from mlflow.environment_variables import MLFLOW_ENABLE_ASYNC_TRACE_LOGGING
 
 from dsminer.backend.adapter import build_adapter
-from dsminer.backend.lm import build_lm
+from dsminer.backend.lm import build_lm, endpoints
 from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
 from dsminer.errors import ConfigError
@@ -73,11 +73,6 @@ class PaperDone:
     fatal: str | None = None  # an endpoint error no later paper can get past
     events: list[dict[str, Any]] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)
-
-
-def endpoints(settings: Settings, default: str) -> list[str]:
-    """The endpoints tasks call in turn: `backend.api_bases`, else the run's one endpoint."""
-    return list(settings.backend.api_bases) or [default]
 
 
 _traced: TraceTarget | None = None
@@ -133,7 +128,8 @@ def process_papers_ray(todo: Sequence[CorpusPaper], settings: Settings, default_
         _start_ray(ray, settings)
     task = ray.remote(num_cpus=1, max_retries=settings.ray_task_retries)(run_paper)
     values = settings.model_dump(mode="json")
-    targets = endpoints(settings, default_endpoint)
+    # the endpoints the backend checked at the start; the local model's server is the run's own one
+    targets = endpoints(settings.backend) if settings.backend.kind == "openai" else [default_endpoint]
     queue = iter(enumerate(todo))
     pending: dict[Any, CorpusPaper] = {}
 
