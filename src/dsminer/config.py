@@ -80,6 +80,8 @@ class Settings(BaseSettings):
     executor: Literal["local", "ray"] = "local"  # threads in this process, or Ray tasks (pip install 'dsminer[ray]')
     ray_address: str | None = None  # a Ray cluster to join (e.g. ray://head:10001 or auto); None: a local one
     ray_task_retries: int = Field(3, ge=0, le=10)  # attempts Ray adds for a paper whose worker died
+    # a compiled program file (`dsminer optimize`); none: uncompiled; unset: the bundled one for the default model
+    program: str | None = None
     out_dir: Path | None = None
     metadata_file: Path | None = None
     catalog_dir: Path | None = None

@@ -10,8 +10,8 @@ from typing import Annotated, Optional
 import typer
 
 from dsminer.cli.errors import user_errors
-from dsminer.cli.run import (EXECUTOR_HELP, RAY_ADDRESS_HELP, backend_flags, configured_backend, model_info,
-                             progress_bar)
+from dsminer.cli.run import (EXECUTOR_HELP, PROGRAM_HELP, RAY_ADDRESS_HELP, backend_flags, configured_backend,
+                             model_info, progress_bar)
 from dsminer.config import Settings, load_settings
 from dsminer.errors import ConfigError
 
@@ -34,13 +34,14 @@ def experiment(
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Papers processed at once in each condition (default 1).")] = None,
     executor: Annotated[Optional[str], typer.Option("--executor", help=EXECUTOR_HELP)] = None,
     ray_address: Annotated[Optional[str], typer.Option("--ray-address", help=RAY_ADDRESS_HELP)] = None,
+    program: Annotated[Optional[str], typer.Option("--program", help=PROGRAM_HELP)] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar over papers.")] = True,
 ) -> None:
     """Run several conditions on one corpus as child runs of one MLflow parent run, then evaluate and compare."""
     with user_errors():
         backend = backend_flags(None, api_base, model)
         settings = [load_settings(config, condition=c.strip(), limit=limit, tracking_uri=tracking_uri, backend=backend,
-                                  workers=workers, executor=executor, ray_address=ray_address)
+                                  workers=workers, executor=executor, ray_address=ray_address, program=program)
                     for c in conditions.split(",") if c.strip()]
         folder = out or Path("runs") / f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-experiment"
         summary = run_experiment(settings, pdf_dir, folder, gold, progress)

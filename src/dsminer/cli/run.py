@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 EXECUTOR_HELP = ("local (threads in this process, default) or ray (each paper a Ray task, on a local Ray or the "
                  "cluster at --ray-address; needs pip install 'dsminer\\[ray]').")  # escaped: rich reads [ray] as markup
+PROGRAM_HELP = ("Compiled program (dsminer optimize --out FILE) to load into the condition's steps; none runs "
+                "uncompiled; default: the program bundled for the default local model, if any.")
 RAY_ADDRESS_HELP = "Ray cluster to run on (e.g. auto, or ray://head:10001); default: a local Ray with --workers CPUs."
 
 
@@ -53,6 +55,7 @@ def run(
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Papers processed at once (default 1); the local model gets as many slots.")] = None,
     executor: Annotated[Optional[str], typer.Option("--executor", help=EXECUTOR_HELP)] = None,
     ray_address: Annotated[Optional[str], typer.Option("--ray-address", help=RAY_ADDRESS_HELP)] = None,
+    program: Annotated[Optional[str], typer.Option("--program", help=PROGRAM_HELP)] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar over papers.")] = True,
 ) -> None:
     """Extract dataset records from every PDF in PDF_DIR under one condition, logged as one MLflow run.
@@ -62,7 +65,7 @@ def run(
     with user_errors():
         settings = load_settings(
             config, condition=condition, limit=limit, out_dir=out, max_records_per_paper=max_records,
-            workers=workers, executor=executor, ray_address=ray_address,
+            workers=workers, executor=executor, ray_address=ray_address, program=program,
             metadata_file=metadata, tracking_uri=tracking_uri, experiment=experiment,
             backend=backend_flags(backend, api_base, model),
             agent={"retry_budget": retry_budget, "quality_threshold": quality_threshold, "memory": memory,

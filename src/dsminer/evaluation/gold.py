@@ -226,7 +226,11 @@ def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) ->
 def judge(record: DatasetRecord, paper: GoldPaper) -> tuple[str, list[GoldDataset]]:
     """The record's mark against the paper's gold, with the gold datasets it matches: "correct" (by its name
     or an alias), "supported" (only a material mention), else "wrong"."""
-    keys = record_keys(record)
+    return judge_keys(record_keys(record), paper)
+
+
+def judge_keys(keys: set[str], paper: GoldPaper) -> tuple[str, list[GoldDataset]]:
+    """The mark of a dataset that goes by the normalised names `keys`, as `judge` gives it."""
     hits = [dataset for dataset in paper.datasets if keys & dataset.keys()]
     if hits:
         return "correct", hits

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import dspy
 
-from dsminer.config import Settings
+from dsminer.config import DEFAULT_LOCAL_MODEL, Settings
 from dsminer.errors import ConfigError
 from dsminer.programs.agent import AgentOptions, ReflectiveAgent
+from dsminer.programs.compiled import CompiledProgram, apply_program, load_program, resolve_program
 from dsminer.programs.workflow import WorkflowExtractor
 from dsminer.tools.catalog import load_catalog_names
 from dsminer.tools.memory import MemoryStore
@@ -34,12 +35,26 @@ def build_agent(settings: Settings) -> ReflectiveAgent:
     return ReflectiveAgent(options, memory, load_catalog_names(settings.catalog_dir))
 
 
+def compiled_program(settings: Settings) -> CompiledProgram | None:
+    """The compiled program the settings ask for (`program`), checked; None to run uncompiled."""
+    default_model = settings.backend.kind == "local" and settings.backend.model == DEFAULT_LOCAL_MODEL
+    path = resolve_program(settings.program, default_model)
+    return load_program(path) if path is not None else None
+
+
 def build_program(settings: Settings) -> dspy.Module:
-    """The condition's program, built from the settings."""
+    """The condition's program, built from the settings, with the compiled program's steps put in (its
+    `compiled` attribute says which program, None when uncompiled)."""
+    compiled = compiled_program(settings)
     if settings.condition == "s0":
-        return WorkflowExtractor(settings.max_records_per_paper, settings.context_sentences,
-                                 load_catalog_names(settings.catalog_dir))
-    if settings.condition in ("s1a", "s1b"):
-        return build_agent(settings)
-    available = ", ".join(AVAILABLE)
-    raise ConfigError(f"condition {settings.condition} is not available in this version (available: {available})")
+        program = WorkflowExtractor(settings.max_records_per_paper, settings.context_sentences,
+                                    load_catalog_names(settings.catalog_dir))
+    elif settings.condition in ("s1a", "s1b"):
+        program = build_agent(settings)
+    else:
+        available = ", ".join(AVAILABLE)
+        raise ConfigError(f"condition {settings.condition} is not available in this version (available: {available})")
+    if compiled is not None:
+        apply_program(program, compiled)
+    program.compiled = compiled
+    return program

@@ -20,6 +20,7 @@ import mlflow
 from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
 from dsminer.errors import ConfigError, DsminerError
+from dsminer.programs.compiled import program_params
 from dsminer.run import tracking
 from dsminer.run.dspy_tracing import trace_dspy_calls
 from dsminer.run.faults import EndpointError, PaperGuard, describe, guarding
@@ -82,7 +83,7 @@ def run_condition(
     with store.locked():
         store.repair()
         previous = store.read_manifest()
-        check_resumable(previous, settings, model_info, store.directory)
+        check_resumable(previous, settings, model_info, store.directory, program)
         todo = [paper for paper in corpus if paper.path.name not in store.done_papers()]
         processes = parse_processes(settings.parse_processes, settings.workers) if settings.executor == "local" else 0
         # parsing starts here, so the first papers are parsed while the MLflow run is set up
@@ -93,12 +94,15 @@ def run_condition(
 
 
 def check_resumable(previous: dict[str, Any] | None, settings: Settings, model_info: dict[str, str],
-                    directory: Path) -> None:
-    """Refuse to resume a run of another condition or model into the same directory (one line)."""
+                    directory: Path, program: dspy.Module | None = None) -> None:
+    """Refuse to resume a run of another condition, model or compiled program into the same directory (one
+    line)."""
     if not previous:
         return
+    compiled = program_params(getattr(program, "compiled", None))["program_sha256"]
     differs = [f"{key} {previous.get(key)!r} there, {value!r} now"
-               for key, value in (("condition", settings.condition), ("model", model_info["model"]))
+               for key, value in (("condition", settings.condition), ("model", model_info["model"]),
+                                  ("program_sha256", compiled))
                if previous.get(key) not in (None, value)]
     if differs:
         raise ConfigError(f"{directory} holds another run ({'; '.join(differs)}): use another --out")
@@ -121,7 +125,9 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], todo: list[Co
     with mlflow.start_run(**start) as run:
         outcome.run_id = run.info.run_id
         store.note_mlflow(manifest, experiment_id, run.info.run_id, settings.experiment)
-        tracking.log_new_params(run.info.run_id, settings.as_params())
+        compiled = program_params(getattr(program, "compiled", None))
+        manifest.update(compiled)
+        tracking.log_new_params(run.info.run_id, {**settings.as_params(), **compiled})
         if not resumed_id:
             tracking.log_reproducibility([paper.path for paper in corpus], program)
         trace_dspy_calls()

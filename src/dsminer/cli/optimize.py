@@ -1,0 +1,178 @@
+"""`dsminer optimize`: compile the names and detail steps against SciREX gold into a program file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+from dsminer.cli.errors import user_errors
+from dsminer.cli.run import backend_flags, configured_backend
+from dsminer.config import Settings, load_settings
+from dsminer.errors import ConfigError
+
+if TYPE_CHECKING:
+    from dsminer.corpus.scirex import ScirexPaper
+    from dsminer.evaluation.sentence_gold import SentenceExample
+
+OPTIMIZER_HELP = ("labeled (the training examples' own answers as demonstrations; no model calls), bootstrap "
+                  "(the model's answers that score well), mipro (instructions and demonstrations searched over "
+                  "trials) or gepa (instructions evolved from the metric's feedback).")
+TRAIN_HELP = ("Training examples: SciREX documents (a folder of *.json or a .jsonl file), or for names a "
+              "sentence-level gold file (.json.gz, e.g. heddes2021).")
+BUDGET_HELP = "Bound on the work: training examples tried (bootstrap), trials (mipro), metric calls (gepa)."
+DEMO_CHARS_HELP = ("Context size of a training example (what a demonstration costs in the prompt); dev examples "
+                   "read the run's.")
+CATALOG_HELP = "Dataset catalogue folder (*.jsonl): the kinds of the names that training answers label; optional."
+EXCLUDE_HELP = ("JSONL whose rows name documents never to use (scirex_doc_id or doc_id), e.g. the scirex-pdf "
+                "manifest: papers you test on must not be compiled on.")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("optimize")(optimize)
+
+
+def optimize(
+    train: Annotated[Path, typer.Option("--train", help=TRAIN_HELP)],
+    dev: Annotated[Path, typer.Option("--dev", help="SciREX dev documents (.jsonl or folder): the score before and after.")],
+    module: Annotated[str, typer.Option("--module", help="Step to compile: names, details or all.")] = "names",
+    optimizer: Annotated[str, typer.Option("--optimizer", help=OPTIMIZER_HELP)] = "labeled",
+    budget: Annotated[int, typer.Option("--budget", min=1, help=BUDGET_HELP)] = 16,
+    demos: Annotated[int, typer.Option("--demos", min=0, help="Demonstrations per step, at most.")] = 2,
+    demo_chars: Annotated[int, typer.Option("--demo-chars", min=200, help=DEMO_CHARS_HELP)] = 1500,
+    exclude: Annotated[Optional[list[Path]], typer.Option("--exclude", help=EXCLUDE_HELP)] = None,
+    train_limit: Annotated[Optional[int], typer.Option("--train-limit", min=1, help="Use the first N training documents.")] = None,
+    dev_limit: Annotated[Optional[int], typer.Option("--dev-limit", min=1, help="Score on the first N dev documents.")] = None,
+    catalog: Annotated[Optional[Path], typer.Option("--catalog", help=CATALOG_HELP)] = None,
+    out: Annotated[Path, typer.Option("--out", help="Program file to write (JSON).")] = Path("programs/compiled.json"),
+    config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file, as for run.")] = None,
+    backend: Annotated[Optional[str], typer.Option("--backend", help="local (embedded model, default) or openai.")] = None,
+    api_base: Annotated[Optional[str], typer.Option("--api-base", help="OpenAI-compatible endpoint (implies --backend openai).")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="Served model name (openai) or alias (local).")] = None,
+    tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
+    experiment: Annotated[Optional[str], typer.Option("--experiment", help="MLflow experiment name (default dsminer).")] = None,
+) -> None:
+    """Compile a step for the configured model: score it on the dev documents, compile it on the training
+    documents, score it again, and write the program file (`run --program FILE` loads it into any condition).
+    The compile is an MLflow run with the optimiser's settings, the dev scores and the file as an artifact."""
+    with user_errors():
+        settings = load_settings(config, tracking_uri=tracking_uri, experiment=experiment, catalog_dir=catalog,
+                                 backend=backend_flags(backend, api_base, model))
+        excluded = excluded_documents(exclude or [])
+        sentences = sentence_gold(train, train_limit) if is_sentence_gold(train) else []
+        train_docs = [] if sentences else documents(train, excluded, train_limit)
+        dev_docs = documents(dev, excluded, dev_limit)
+        scores = compile_program(settings, module, optimizer, budget, demos, demo_chars, train_docs, dev_docs,
+                                 out, {"train": str(train), "dev": str(dev), "excluded_documents": len(excluded),
+                                       "train_sentences": len(sentences)}, sentences)
+    for step, (before, after) in scores.items():
+        typer.echo(f"{step}: dev score {before:.3f} uncompiled, {after:.3f} compiled ({optimizer})")
+    typer.echo(f"program: {out} (run --program {out})")
+
+
+def excluded_documents(files: list[Path]) -> set[str]:
+    """Document ids listed in the `--exclude` files."""
+    ids: set[str] = set()
+    for path in files:
+        if not path.is_file():
+            raise ConfigError(f"--exclude file not found: {path}")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                raise ConfigError(f"{path}:{number}: not JSON") from None
+            doc_id = row.get("scirex_doc_id") or row.get("doc_id") if isinstance(row, dict) else None
+            if doc_id:
+                ids.add(str(doc_id))
+    return ids
+
+
+def is_sentence_gold(path: Path) -> bool:
+    """Whether `--train` is a sentence-level gold file (Heddes et al., `.json` or `.json.gz`), not SciREX."""
+    return path.is_file() and path.name.endswith((".json.gz", ".json"))
+
+
+def sentence_gold(path: Path, limit: int | None) -> list[SentenceExample]:
+    """The annotated sentences of a sentence-level gold file that name a dataset, a sample of `limit`."""
+    from dsminer.evaluation.sentence_gold import load_sentence_gold, sample_examples
+
+    sentences = [sentence for sentence in load_sentence_gold(path) if sentence.names]
+    return sample_examples(sentences, limit) if limit else sentences
+
+
+def documents(path: Path, excluded: set[str], limit: int | None) -> list[ScirexPaper]:
+    """The SciREX documents at `path` outside `excluded`, the first `limit` of them."""
+    from dsminer.corpus.scirex import iter_documents, read_document
+
+    docs = []
+    for doc in iter_documents(path):
+        if limit is not None and len(docs) >= limit:
+            break
+        if str(doc.get("doc_id")) not in excluded:
+            docs.append(read_document(doc))
+    if not docs:
+        raise ConfigError(f"no SciREX documents to use in {path}")
+    return docs
+
+
+def compile_program(settings: Settings, module: str, optimizer: str, budget: int, demos: int, demo_chars: int,
+                    train: list[ScirexPaper], dev: list[ScirexPaper], out: Path, sources: dict[str, Any],
+                    sentences: list[SentenceExample] | None = None) -> dict[str, tuple[float, float]]:
+    """Compile each step of `module` under an MLflow run and write the program file; dev scores per step."""
+    from importlib.metadata import version
+
+    import mlflow
+
+    from dsminer.programs.compiled import save_program
+    from dsminer.programs.optimize import OPTIMIZERS, compile_step, dev_score, step_tasks
+    from dsminer.run import tracking
+    from dsminer.tools.catalog import load_catalog_kinds
+
+    if optimizer not in OPTIMIZERS:
+        raise ConfigError(f"unknown optimiser {optimizer!r} (optimisers: {', '.join(OPTIMIZERS)})")
+    tasks = step_tasks(module, train, dev, settings.max_records_per_paper, demo_chars,
+                       load_catalog_kinds(settings.catalog_dir), sentences or ())
+    unlabeled = [task.step for task in tasks if not task.labeled]
+    if optimizer == "labeled" and unlabeled:
+        raise ConfigError(f"the labeled optimiser needs labelled examples; the {unlabeled[0]} step has none "
+                          "(use bootstrap, mipro or gepa)")
+    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
+    params = {"module": module, "optimizer": optimizer, "budget": budget, "demos": demos, "demo_chars": demo_chars,
+              "train_documents": len(train), "dev_documents": len(dev),
+              "catalog": str(settings.catalog_dir), **sources}
+    with configured_backend(settings) as backend, mlflow.start_run(
+            run_name=f"optimize-{module}-{optimizer}", experiment_id=experiment_id, tags={"kind": "optimize"}):
+        mlflow.log_params({**params, "backend.model": backend.model, "backend.kind": backend.kind})
+        compiled, scores = {}, {}
+        for task in tasks:
+            before = dev_score(task.student(), task, display_progress=True)
+            compiled[task.step] = compile_step(task, optimizer, demos, budget, backend.lm)
+            after = dev_score(compiled[task.step], task, display_progress=True)
+            scores[task.step] = (before, after)
+            mlflow.log_metrics({f"{task.step}.dev_uncompiled": before, f"{task.step}.dev_compiled": after,
+                                f"{task.step}.demos": len(compiled[task.step].demos)})
+            log_trials(task.step, compiled[task.step])
+        meta = {**params, "model": backend.model, "backend": backend.kind, "dsminer": version("dsminer"),
+                "dev_scores": {step: {"uncompiled": b, "compiled": a} for step, (b, a) in scores.items()}}
+        digest = save_program(out, compiled, meta)
+        mlflow.log_param("program_sha256", digest)
+        mlflow.log_artifact(str(out))
+    return scores
+
+
+def log_trials(step: str, program: Any) -> None:
+    """The optimiser's per-trial dev scores, where it keeps them (MIPROv2's trial logs, GEPA's candidates)."""
+    import mlflow
+
+    trials = getattr(program, "trial_logs", None) or {}
+    for number, trial in sorted(trials.items()):
+        score = trial.get("full_eval_score") if isinstance(trial, dict) else None
+        if score is not None:
+            mlflow.log_metric(f"{step}.trial_dev_score", float(score) / 100 if score > 1 else float(score), step=number)
+    results = getattr(program, "detailed_results", None)
+    for number, score in enumerate(getattr(results, "val_aggregate_scores", None) or []):
+        mlflow.log_metric(f"{step}.trial_dev_score", float(score), step=number)

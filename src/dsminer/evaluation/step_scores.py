@@ -1,0 +1,106 @@
+"""Scores of one step's output on one example, with feedback in words: the optimisers' metrics. Model-free.
+
+The names score is the run's own gold scoring (`judge_keys`) applied to the datasets the shared selection
+keeps, so a program compiled for it is compiled for what `dsminer evaluate` measures.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from dsminer.evaluation.gold import GoldPaper, judge_keys
+from dsminer.schema import normalize_name
+from dsminer.tools.records import DatasetDetails
+from dsminer.tools.selection import ChosenDataset
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]{3,}")
+_COMMON = frozenset("this that with from they their which these those have been were into than dataset data "
+                    "contains consists collection paper used using such each other also more most".split())
+
+
+@dataclass(frozen=True)
+class NamesScore:
+    """How the datasets kept for one paper compare with its gold."""
+
+    gold: int
+    recalled: int
+    kept: int
+    correct: int
+    supported: int
+    missed: tuple[str, ...]
+    wrong: tuple[str, ...]
+
+    @property
+    def recall(self) -> float:
+        return self.recalled / self.gold if self.gold else 1.0
+
+    @property
+    def precision_lenient(self) -> float:
+        return (self.correct + self.supported) / self.kept if self.kept else (1.0 if not self.gold else 0.0)
+
+    @property
+    def value(self) -> float:
+        """F1 of recall and lenient precision, the number the names optimiser maximises."""
+        total = self.recall + self.precision_lenient
+        return 2 * self.recall * self.precision_lenient / total if total else 0.0
+
+
+def score_names(chosen: Sequence[ChosenDataset], gold: GoldPaper) -> NamesScore:
+    """Score the kept datasets against the paper's gold datasets and material mentions."""
+    found: set[str] = set()
+    correct = supported = 0
+    wrong: list[str] = []
+    for dataset in chosen:
+        keys = {key for key in map(normalize_name, (dataset.name, *dataset.aliases)) if key}
+        mark, hits = judge_keys(keys, gold)
+        if mark == "correct":
+            correct += 1
+            found.update(hit.name for hit in hits)
+        elif mark == "supported":
+            supported += 1
+        else:
+            wrong.append(dataset.name)
+    missed = tuple(dataset.name for dataset in gold.datasets if dataset.name not in found)
+    return NamesScore(len(gold.datasets), len(gold.datasets) - len(missed), len(chosen), correct, supported,
+                      missed, tuple(wrong))
+
+
+def names_feedback(score: NamesScore, kind_of: Callable[[str], str | None], shown: str) -> str:
+    """What went wrong with one names answer, in words an optimiser's reflection model can act on."""
+    lines = [f"Recall {score.recall:.2f}, precision {score.precision_lenient:.2f}."]
+    for name in score.missed:
+        where = "it is in the context" if normalize_name(name) in normalize_name(shown) else "it is not in the context"
+        lines.append(f"Missed the dataset {name!r} ({where}); it should be kind dataset.")
+    for name in score.wrong:
+        kind = kind_of(name)
+        lines.append(f"{name!r} is not a dataset of this paper" + (f": it is a {kind}." if kind else "."))
+    if len(lines) == 1:
+        lines.append("Every dataset found, nothing wrong kept.")
+    return "\n".join(lines)
+
+
+def _content_words(text: str) -> set[str]:
+    return {word.casefold() for word in _WORD.findall(text)} - _COMMON
+
+
+def score_details(details: DatasetDetails, evidence: str) -> tuple[float, str]:
+    """Field completeness and grounding of one detail answer, as (score, feedback).
+
+    Completeness is the share of the four fields filled; grounding the share of the content words of the
+    description, domain and fields that the evidence contains. The score is their mean."""
+    filled = [details.content, details.data_type, details.domain, details.fields]
+    completeness = sum(bool(value) for value in filled) / len(filled)
+    answer = " ".join([details.content or "", details.domain or "", *details.fields])
+    words = _content_words(answer)
+    grounded = words & _content_words(evidence)
+    grounding = len(grounded) / len(words) if words else 0.0
+    empty = [name for name, value in zip(("content", "data_type", "domain", "data_fields"), filled) if not value]
+    feedback = [f"Completeness {completeness:.2f}, grounding {grounding:.2f}."]
+    if empty:
+        feedback.append(f"Empty: {', '.join(empty)}; fill them when the evidence says them.")
+    if words - grounded:
+        unsupported = ", ".join(sorted(words - grounded)[:12])
+        feedback.append(f"Words not in the evidence: {unsupported}; use the paper's words.")
+    return (completeness + grounding) / 2, "\n".join(feedback)

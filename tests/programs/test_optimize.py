@@ -1,0 +1,131 @@
+import dspy
+import pytest
+from dspy.utils import DummyLM
+
+from dsminer.corpus.scirex import read_document
+from dsminer.errors import ConfigError
+from dsminer.evaluation.sentence_gold import SentenceExample
+from dsminer.programs.compiled import apply_program, load_program, save_program
+from dsminer.programs.optimize import (
+    compile_step,
+    details_examples,
+    dev_score,
+    names_examples,
+    names_metric,
+    step_tasks,
+    teaches,
+)
+from tests.scirex_docs import reef_doc, scirex_doc
+
+
+def plain_doc(doc_id: str) -> dict:
+    """A paper on the KelpScenes corpus that also names the SegNet model."""
+    return scirex_doc(doc_id, [
+        [("Segmenting Kelp", [])],
+        [("section : Experiments", []),
+         ("We train SegNet on the KelpScenes corpus of kelp images .",
+          [("SegNet", "Method"), ("KelpScenes corpus", "Material")]),
+         ("KelpScenes holds 500 images .", [("KelpScenes", "Material")])],
+    ], {"KelpScenes": ["KelpScenes corpus", "KelpScenes"]})
+
+
+@pytest.fixture
+def docs():
+    return [read_document(reef_doc("doc-reef")), read_document(plain_doc("doc-kelp"))]
+
+
+def answer(*items: tuple[str, str]) -> dict:
+    return {"names": [{"name": name, "kind": kind, "role": "used"} for name, kind in items]}
+
+
+def test_names_examples_hold_the_run_time_input_and_a_labelled_answer(docs):
+    reef, kelp = names_examples(docs)
+    assert set(reef.inputs().keys()) == {"context", "candidates"} and reef.file == "doc-reef.txt"
+    assert reef.candidates == ["ReefCount", "ImageNet"]
+    assert reef.names == [{"name": "ReefCount", "kind": "dataset", "role": "used"},
+                          {"name": "ImageNet", "kind": "dataset", "role": "mentioned"}]
+    assert kelp.names == [{"name": "KelpScenes", "kind": "dataset", "role": "used"}]
+    catalogued = names_examples(docs, catalog_kinds={"imagenet": "task"})[0]  # the catalogue's kind wins
+    assert catalogued.names[1] == {"name": "ImageNet", "kind": "task", "role": "mentioned"}
+
+
+def test_the_names_metric_scores_what_the_shared_selection_keeps(docs):
+    example = names_examples(docs)[0]
+    metric = names_metric(docs, cap=5)
+    assert metric(example, dspy.Prediction(names=answer(("ReefCount", "dataset"))["names"])) == 1.0
+    half = metric(example, dspy.Prediction(names=answer(("ReefCount", "dataset"), ("FishNet", "dataset"))["names"]))
+    assert 0.6 < half < 0.7
+    assert metric(example, dspy.Prediction(names=answer(("ReefCount", "model"))["names"])) == 0.0
+    feedback = metric(example, dspy.Prediction(names=[]), pred_name="names")
+    assert feedback.score == 0.0 and "Missed the dataset 'ReefCount' (it is in the context)" in feedback.feedback
+
+
+def test_labeled_compile_keeps_demonstrations_that_show_both_decisions(docs):
+    (task,) = step_tasks("names", docs, docs, cap=5, demo_chars=1500, catalog_kinds={"imagenet": "task"})
+    assert [teaches(example) for example in task.trainset] == [True, False]
+    compiled = compile_step(task, "labeled", demos=1, budget=4, lm=DummyLM([]))
+    assert [demo.file for demo in compiled.demos] == ["doc-reef.txt"]
+    two = compile_step(task, "labeled", demos=2, budget=4, lm=DummyLM([]))  # too few show both: any with a dataset
+    assert sorted(demo.file for demo in two.demos) == ["doc-kelp.txt", "doc-reef.txt"]
+
+
+def test_the_labeled_optimiser_refuses_a_step_without_labels(docs):
+    (task,) = step_tasks("details", docs, docs, cap=5, demo_chars=1500)
+    with pytest.raises(ConfigError, match="needs labelled examples"):
+        compile_step(task, "labeled", demos=2, budget=4, lm=DummyLM([]))
+    with pytest.raises(ConfigError, match="unknown optimiser"):
+        compile_step(task, "sgd", demos=2, budget=4, lm=DummyLM([]))
+    with pytest.raises(ConfigError, match="unknown module"):
+        step_tasks("everything", docs, docs, cap=5, demo_chars=1500)
+
+
+def test_bootstrap_keeps_the_answers_that_score_well(docs):
+    (task,) = step_tasks("names", docs, docs, cap=5, demo_chars=1500)
+    lm = DummyLM([answer(("ReefCount", "dataset")), answer(("SegNet", "dataset"))])
+    with dspy.context(lm=lm):
+        compiled = compile_step(task, "bootstrap", demos=2, budget=2, lm=lm)
+    assert [demo["names"][0].name for demo in compiled.demos] == ["ReefCount"]
+
+
+def test_a_saved_program_reloads_and_reproduces_its_dev_score(tmp_path, docs):
+    (task,) = step_tasks("names", docs, docs, cap=5, demo_chars=1500, catalog_kinds={"imagenet": "task"})
+    compiled = compile_step(task, "labeled", demos=1, budget=1, lm=DummyLM([]))
+    replies = [answer(("ReefCount", "dataset")), answer(("SegNet", "dataset"))]
+    with dspy.context(lm=DummyLM(replies)):
+        score = dev_score(compiled, task)
+    path = tmp_path / "program.json"
+    save_program(path, {"names": compiled}, {"model": "dummy"})
+    reloaded = task.student()
+
+    class Holder(dspy.Module):
+        def __init__(self):
+            super().__init__()
+            self.names = reloaded
+
+    assert apply_program(Holder(), load_program(path)) == ["names"]
+    assert [demo.toDict() for demo in reloaded.demos] == [
+        {k: v for k, v in demo.toDict().items() if k in ("context", "candidates", "names")} for demo in compiled.demos]
+    with dspy.context(lm=DummyLM(replies)):
+        assert dev_score(reloaded, task) == score == 0.5
+
+
+def test_details_examples_read_each_gold_dataset_s_evidence(docs):
+    examples = details_examples(docs)
+    assert [ex.dataset_name for ex in examples] == ["ReefCount", "KelpScenes"]
+    assert "3, 000 images" in examples[0].evidence
+
+
+def test_sentence_gold_trains_the_names_step_and_is_scored_per_sentence(docs):
+    sentences = [SentenceExample("We evaluate on the KelpScenes corpus and on ImageNet.", ("KelpScenes corpus",))]
+    (task,) = step_tasks("names", [], docs, cap=5, demo_chars=1500, catalog_kinds={"imagenet": "task"},
+                         train_sentences=sentences)
+    (example,) = task.trainset
+    assert example.context == "[p1] We evaluate on the KelpScenes corpus and on ImageNet."
+    assert example.names == [{"name": "KelpScenes corpus", "kind": "dataset", "role": "used"},
+                             {"name": "ImageNet", "kind": "task", "role": "mentioned"}]
+    assert task.metric(example, dspy.Prediction(names=answer(("KelpScenes", "dataset"))["names"])) == 1.0
+    wrong = task.metric(example, dspy.Prediction(names=answer(("ImageNet", "dataset"))["names"]), pred_name="names")
+    assert wrong.score == 0.0 and "Missed the dataset 'KelpScenes corpus'" in wrong.feedback
+    assert "'ImageNet' is not a dataset name in this sentence." in wrong.feedback
+    with pytest.raises(ConfigError, match="trains on SciREX documents"):
+        step_tasks("details", [], docs, cap=5, demo_chars=1500, train_sentences=sentences)

@@ -1,0 +1,94 @@
+"""`dsminer optimize` and `run --program` through the CLI, against a fake OpenAI-compatible server."""
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+
+import mlflow
+
+from tests.fake_openai import FakeOpenAI, chat_fields, chat_reply, scripted
+from tests.scirex_docs import reef_doc
+from tests.test_cli_run import assert_one_line_error, corpus, invoke  # noqa: F401  (corpus is a fixture)
+
+DEMO_SENTENCE = "We train and evaluate FishNet on the ReefCount dataset of reef images."
+
+
+def reef_names(body: dict) -> tuple[int, dict]:
+    return 200, chat_reply(chat_fields(names=[{"name": "ReefCount", "kind": "dataset", "role": "used"}]))
+
+
+def scirex_files(tmp_path: Path) -> tuple[Path, Path, Path]:
+    train = tmp_path / "train"
+    train.mkdir()
+    for doc_id in ("t1", "t2", "heldout"):
+        (train / f"{doc_id}.json").write_text(json.dumps(reef_doc(doc_id)))
+    dev = tmp_path / "dev.jsonl"
+    dev.write_text("\n".join(json.dumps(reef_doc(doc_id)) for doc_id in ("d1", "d2")) + "\n")
+    exclude = tmp_path / "manifest.jsonl"
+    exclude.write_text(json.dumps({"scirex_doc_id": "heldout", "local_pdf": "x.pdf"}) + "\n")
+    return train, dev, exclude
+
+
+def test_optimize_writes_a_program_that_run_loads_into_its_prompts(tmp_path, corpus, monkeypatch):  # noqa: F811
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    train, dev, exclude = scirex_files(tmp_path)
+    with FakeOpenAI(default=reef_names) as fake:
+        result = invoke("optimize", "--train", str(train), "--dev", str(dev), "--exclude", str(exclude),
+                        "--api-base", fake.api_base, "--model", "fake-model", "--demos", "1",
+                        "--out", "prog.json", "--tracking-uri", uri)
+    assert result.exit_code == 0, result.output
+    assert "names: dev score 1.000 uncompiled, 1.000 compiled (labeled)" in result.output
+    assert len(fake.requests) == 4  # two dev papers, before and after; the labeled optimiser calls no model
+    saved = json.loads(Path("prog.json").read_text())
+    assert saved["meta"]["model"] == "fake-model" and saved["meta"]["excluded_documents"] == 1
+    assert saved["meta"]["dev_scores"] == {"names": {"uncompiled": 1.0, "compiled": 1.0}}
+    (demo,) = saved["steps"]["names"]["demos"]
+    assert DEMO_SENTENCE in demo["context"]
+    (compile_run,) = mlflow.MlflowClient(uri).search_runs(
+        [mlflow.get_experiment_by_name("dsminer").experiment_id], "tags.kind = 'optimize'")
+    assert compile_run.data.params["optimizer"] == "labeled" and compile_run.data.params["train_documents"] == "2"
+    assert compile_run.data.metrics["names.dev_compiled"] == 1.0 and compile_run.data.metrics["names.demos"] == 1
+    assert mlflow.artifacts.load_dict(f"{compile_run.info.artifact_uri}/prog.json")["format"] == "dsminer-program/1"
+
+    with FakeOpenAI(default=scripted) as fake:
+        result = invoke("run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model", "--out", "out",
+                        "--program", "prog.json", "--tracking-uri", uri, "--no-progress")
+    assert result.exit_code == 2, result.output  # the corpus holds a broken PDF
+    names_prompts = [json.dumps(r["messages"]) for r in fake.requests if "NameDecision" in json.dumps(r["messages"])]
+    assert len(names_prompts) == 2 and all(DEMO_SENTENCE in prompt for prompt in names_prompts)
+    digest = hashlib.sha256(Path("prog.json").read_bytes()).hexdigest()
+    manifest = json.loads(Path("out/manifest.json").read_text())
+    assert manifest["program_sha256"] == digest and manifest["program_file"] == str(tmp_path / "prog.json")
+    run = mlflow.MlflowClient(uri).get_run(manifest["mlflow"]["run_id"])
+    assert run.data.params["program_sha256"] == digest
+    traces = mlflow.MlflowClient(uri).search_traces(locations=[run.info.experiment_id], max_results=10)
+    assert any(DEMO_SENTENCE in json.dumps(span.inputs) for trace in traces for span in trace.data.spans
+               if span.span_type == "CHAT_MODEL")
+
+    with FakeOpenAI(default=scripted) as fake:
+        resumed = invoke("run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model",
+                         "--out", "out", "--program", "none", "--tracking-uri", uri, "--no-progress")
+    assert_one_line_error(resumed, "program_sha256")
+
+
+def test_optimize_errors_are_one_line(tmp_path, corpus):  # noqa: F811
+    train, dev, exclude = scirex_files(tmp_path)
+    common = ("--api-base", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "p.json"))
+    assert_one_line_error(invoke("optimize", "--train", str(tmp_path / "none"), "--dev", str(dev), *common),
+                          "SciREX documents not found")
+    assert_one_line_error(invoke("optimize", "--train", str(train), "--dev", str(dev), "--optimizer", "sgd", *common),
+                          "unknown optimiser 'sgd'")
+    assert_one_line_error(invoke("optimize", "--train", str(train), "--dev", str(dev), "--module", "details", *common),
+                          "needs labelled examples")
+    assert_one_line_error(invoke("optimize", "--train", str(train), "--dev", str(dev), "--exclude",
+                                 str(tmp_path / "nope.jsonl"), *common), "--exclude file not found")
+    heddes = tmp_path / "sentences.json.gz"
+    with gzip.open(heddes, "wt") as handle:
+        json.dump({"documents": [{"body_text": [{"text": "We use ReefCount.", "annotation_spans": [
+            {"start": 7, "end": 16, "text": "ReefCount", "type": "dataset_name"}]}]}]}, handle)
+    assert_one_line_error(invoke("optimize", "--train", str(heddes), "--dev", str(dev), "--module", "details",
+                                 "--optimizer", "bootstrap", *common), "trains on SciREX documents")
+    assert_one_line_error(invoke("run", str(corpus), "--program", str(tmp_path / "nope.json")),
+                          "program file not found")
