@@ -41,3 +41,14 @@ def test_details_score_is_completeness_and_grounding():
     invented, feedback = score_details(DatasetDetails("satellite photographs of forests", None, None, []), evidence)
     assert invented < 0.2
     assert "Empty: data_type, domain, data_fields" in feedback and "satellite" in feedback
+
+
+def test_a_data_type_the_evidence_has_no_cue_of_halves_the_score():
+    evidence = "Cityscapes, a large-scale dataset of real-world street imagery with pixel annotations (Table 2)."
+    content = "street imagery with pixel annotations"
+    right, _ = score_details(DatasetDetails(content, "images", "", []), evidence)
+    wrong, feedback = score_details(DatasetDetails(content, "tabular", "", []), evidence)
+    assert right == 0.75 and wrong == 0.375
+    assert "The evidence says nothing of tabular data" in feedback
+    unknown, _ = score_details(DatasetDetails(content, "mixed", "", []), evidence)
+    assert unknown == right

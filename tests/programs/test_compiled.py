@@ -87,3 +87,11 @@ def test_which_program_a_run_loads(tmp_path, monkeypatch):
     assert resolve_program(None, default_model=False) is None
     monkeypatch.setattr("dsminer.programs.compiled.bundled_program_path", lambda: tmp_path / "bundled.json")
     assert resolve_program(None, default_model=True) == tmp_path / "bundled.json"
+
+
+def test_a_bundled_program_is_the_default_model_s_default_and_other_models_run_uncompiled(monkeypatch, program_file):
+    monkeypatch.setattr("dsminer.programs.compiled.bundled_program_path", lambda: program_file)
+    assert build_program(Settings(condition="s0")).compiled.path == program_file
+    assert build_program(Settings(condition="s0", program="none")).compiled is None
+    openai = Settings(condition="s0", backend={"kind": "openai", "api_base": "http://127.0.0.1:9/v1", "model": "m"})
+    assert build_program(openai).compiled is None

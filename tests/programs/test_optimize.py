@@ -12,6 +12,8 @@ from dsminer.programs.optimize import (
     dev_score,
     names_examples,
     names_metric,
+    reflect_examples,
+    reflect_metric,
     step_tasks,
     teaches,
 )
@@ -129,3 +131,29 @@ def test_sentence_gold_trains_the_names_step_and_is_scored_per_sentence(docs):
     assert "'ImageNet' is not a dataset name in this sentence." in wrong.feedback
     with pytest.raises(ConfigError, match="trains on SciREX documents"):
         step_tasks("details", [], docs, cap=5, demo_chars=1500, train_sentences=sentences)
+
+
+def test_reflection_examples_are_names_results_of_known_quality_as_the_agent_shows_them(docs):
+    examples = reflect_examples(docs[:1], cap=5)
+    # the labelled answer (ReefCount, and ImageNet which the gold counts as supported), half of its datasets,
+    # and its other names as datasets (it has none: nothing kept)
+    assert [ex.quality for ex in examples] == [1.0, 1.0, 0.0]
+    full, _, empty = examples
+    assert set(full.inputs().keys()) == {"step", "step_result", "paper_cues", "rule_issues"}
+    assert full.step == "names" and full.step_result.startswith("kept: ReefCount, ImageNet")
+    assert empty.step_result.startswith("kept: none") and "no dataset names" in empty.rule_issues
+    assert empty.wrong == [] and empty.missed == ["ReefCount"]
+    assert reflect_metric(full, dspy.Prediction(score=0.9)) == 0.9
+    assert reflect_metric(empty, dspy.Prediction(score="8/10")) == 0.2
+    feedback = reflect_metric(empty, dspy.Prediction(score=None), pred_name="reflector")
+    assert feedback.score == 0.0 and "Missed dataset: ReefCount." in feedback.feedback
+    (task,) = step_tasks("reflect", docs, docs, cap=5, demo_chars=1500)
+    assert not task.labeled and len(task.devset) == 6
+    student = task.student()
+    assert student.signature.__name__ == "ReflectOnStep" and student.lm is None
+    lm = DummyLM([{"score": 0.9, "risks": [], "suggestions": [], "search_terms": []}] * 12)
+    with dspy.context(lm=lm):
+        compiled = compile_step(task, "bootstrap", demos=2, budget=3, lm=lm)
+    # the first two results score 1.0 against the gold, so a judged 0.9 passes; the third (0.0) would not
+    assert [demo.step_result.split(";")[0] for demo in compiled.demos] == ["kept: ReefCount, ImageNet",
+                                                                           "kept: ReefCount"]

@@ -37,7 +37,7 @@ def register(app: typer.Typer) -> None:
 def optimize(
     train: Annotated[Path, typer.Option("--train", help=TRAIN_HELP)],
     dev: Annotated[Path, typer.Option("--dev", help="SciREX dev documents (.jsonl or folder): the score before and after.")],
-    module: Annotated[str, typer.Option("--module", help="Step to compile: names, details or all.")] = "names",
+    module: Annotated[str, typer.Option("--module", help="Step to compile: names, details, reflect (the agent's model reflection) or all.")] = "names",
     optimizer: Annotated[str, typer.Option("--optimizer", help=OPTIMIZER_HELP)] = "labeled",
     budget: Annotated[int, typer.Option("--budget", min=1, help=BUDGET_HELP)] = 16,
     demos: Annotated[int, typer.Option("--demos", min=0, help="Demonstrations per step, at most.")] = 2,

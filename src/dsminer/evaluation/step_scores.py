@@ -16,6 +16,16 @@ from dsminer.tools.records import DatasetDetails
 from dsminer.tools.selection import ChosenDataset
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]{3,}")
+# Words in the evidence that support a kind of data: a data type is grounded when the evidence has its cue.
+_TYPE_CUES = {
+    "image": r"imag|photo|pixel|picture|visual|scene|camera|segment|annotat",
+    "video": r"video|frame|clip|action",
+    "text": r"text|sentence|document|word|article|question|answer|review|corpus|token|language|dialog",
+    "audio": r"audio|speech|sound|utterance|spoken|acoustic",
+    "tabular": r"tabular|spreadsheet|csv|columns? of|attributes|records",  # not "Table 2": every paper has one
+    "graph": r"graph|node|edge|network|link",
+    "time series": r"time series|temporal|sensor|signal",
+}
 _COMMON = frozenset("this that with from they their which these those have been were into than dataset data "
                     "contains consists collection paper used using such each other also more most".split())
 
@@ -85,22 +95,36 @@ def _content_words(text: str) -> set[str]:
     return {word.casefold() for word in _WORD.findall(text)} - _COMMON
 
 
+def type_supported(data_type: str, evidence: str) -> bool | None:
+    """Whether the evidence has a cue of the kind of data `data_type` names ("images": image words); None when
+    the type is none of the kinds known here."""
+    for kind, cue in _TYPE_CUES.items():
+        if kind in data_type.casefold():
+            return bool(re.search(cue, evidence, re.I))
+    return None
+
+
 def score_details(details: DatasetDetails, evidence: str) -> tuple[float, str]:
     """Field completeness and grounding of one detail answer, as (score, feedback).
 
     Completeness is the share of the four fields filled; grounding the share of the content words of the
-    description, domain and fields that the evidence contains. The score is their mean."""
+    description, domain and fields that the evidence contains. The score is their mean, halved when the data
+    type is a known kind the evidence has no cue of ("tabular" for a dataset of photographs), so such an
+    answer never passes as a demonstration."""
     filled = [details.content, details.data_type, details.domain, details.fields]
     completeness = sum(bool(value) for value in filled) / len(filled)
     answer = " ".join([details.content or "", details.domain or "", *details.fields])
     words = _content_words(answer)
     grounded = words & _content_words(evidence)
     grounding = len(grounded) / len(words) if words else 0.0
+    wrong_type = bool(details.data_type) and type_supported(details.data_type or "", evidence) is False
     empty = [name for name, value in zip(("content", "data_type", "domain", "data_fields"), filled) if not value]
     feedback = [f"Completeness {completeness:.2f}, grounding {grounding:.2f}."]
     if empty:
         feedback.append(f"Empty: {', '.join(empty)}; fill them when the evidence says them.")
+    if wrong_type:
+        feedback.append(f"The evidence says nothing of {details.data_type} data; give the kind of data it describes.")
     if words - grounded:
         unsupported = ", ".join(sorted(words - grounded)[:12])
         feedback.append(f"Words not in the evidence: {unsupported}; use the paper's words.")
-    return (completeness + grounding) / 2, "\n".join(feedback)
+    return (completeness + grounding) / 2 * (0.5 if wrong_type else 1.0), "\n".join(feedback)

@@ -265,6 +265,12 @@ def _is_empty(value: object) -> bool:
     return not (clean_list(value) if isinstance(value, list) else clean_text(value))
 
 
+def reflect_inputs(view: PaperView, step: str, summary: str, rule: Reflection) -> dict[str, str]:
+    """What the model reads to judge a step: the step, its result, the paper's benchmark cues, the rule issues."""
+    return {"step": step, "step_result": summary[:SUMMARY_CHARS], "paper_cues": view.cues.describe(),
+            "rule_issues": "\n".join(issue.message for issue in rule.issues) or "none"}
+
+
 class ReflectWithModel:
     """Ask the model to judge a step's result; its input is the result and the rule issues, not the paper."""
 
@@ -273,9 +279,8 @@ class ReflectWithModel:
 
     def __call__(self, view: PaperView, step: str, summary: str, rule: Reflection,
                  events: EventLog) -> Reflection | None:
-        inputs = {"step": step, "step_result": summary[:SUMMARY_CHARS], "paper_cues": view.cues.describe(),
-                  "rule_issues": "\n".join(issue.message for issue in rule.issues) or "none"}
-        prediction = run_step(self.predictor, events, view.paper, step, inputs, tool="reflect")
+        prediction = run_step(self.predictor, events, view.paper, step, reflect_inputs(view, step, summary, rule),
+                              tool="reflect")
         if prediction is None:
             return None
         return with_model_view(rule, parse_score(prediction.score), prediction.risks, prediction.suggestions,

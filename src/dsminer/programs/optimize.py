@@ -21,21 +21,25 @@ from dsminer.errors import ConfigError
 from dsminer.evaluation.module_eval import sentence_f1
 from dsminer.evaluation.sentence_gold import SentenceExample, names_match
 from dsminer.evaluation.step_scores import names_feedback, score_details, score_names
+from dsminer.programs.agent_tools import FoundNames, NamesStep, ReadPaper, StepInput, reflect_inputs
 from dsminer.programs.compiled import STEPS
 from dsminer.programs.steps import STEP_TOKENS, details_of, names_inputs, proposals_of, shown_text
 from dsminer.schema import normalize_name
+from dsminer.signatures import ClassifyDatasetNames, ReflectOnStep
 from dsminer.signatures.extraction import OUTPUT_ITEM_LIMITS
 from dsminer.tools.candidates import sentence_candidates
 from dsminer.tools.context import CONTEXT_CHARS, dataset_evidence
 from dsminer.tools.names import count_mentions, name_problem, occurs_in
-from dsminer.tools.selection import select_datasets
+from dsminer.tools.reflection import parse_score
+from dsminer.tools.selection import Proposal, select_datasets
 
 log = logging.getLogger(__name__)
 
 OPTIMIZERS = ("labeled", "bootstrap", "mipro", "gepa")
-MODULES = ("names", "details", "all")
+MODULES = ("names", "details", "reflect", "all")
 BOOTSTRAP_THRESHOLD = 0.75  # a bootstrapped answer becomes a demonstration when it scores at least this
 Metric = Callable[..., Any]
+_TOKENS_KEY = {"reflect": "reflection"}  # the output budget a step's predictor has in the conditions
 _JOINED = re.compile(r"\s(?:and|&|/)\s|,")
 
 
@@ -50,7 +54,7 @@ class StepTask:
     labeled: bool  # whether the examples carry the answer (the labeled optimiser needs it)
 
     def student(self) -> dspy.Predict:
-        return dspy.Predict(STEPS[self.step][1], max_tokens=STEP_TOKENS[self.step])
+        return dspy.Predict(STEPS[self.step][1], max_tokens=STEP_TOKENS[_TOKENS_KEY.get(self.step, self.step)])
 
 
 def names_labels(doc: ScirexPaper, inputs: Mapping[str, Any],
@@ -169,22 +173,60 @@ def details_metric(example: dspy.Example, prediction: dspy.Prediction, trace: An
     return score if pred_name is None else dspy.Prediction(score=score, feedback=feedback)
 
 
+def reflect_examples(docs: Sequence[ScirexPaper], cap: int,
+                     catalog_kinds: Mapping[str, str] = {}) -> list[dspy.Example]:
+    """Reflection examples: for each document, names results of known quality judged as the agent judges them
+    (its summary of the step, the paper's benchmark cues, the rule issues). The results are the labelled
+    answer, half of its datasets, and its other names given as datasets; `quality` is each result's names
+    score against the gold."""
+    read, step = ReadPaper(), NamesStep(dspy.Predict(ClassifyDatasetNames), cap)
+    examples = []
+    for doc, example in zip(docs, names_examples(docs, catalog_kinds=catalog_kinds)):
+        view = read(doc.paper)
+        datasets = [Proposal(d["name"], "dataset", d["role"]) for d in example.names if d["kind"] == "dataset"]
+        others = [Proposal(d["name"], "dataset", "used") for d in example.names if d["kind"] != "dataset"]
+        for proposals in (datasets, datasets[: len(datasets) // 2], others):
+            state = step.merge(view, FoundNames(), proposals)
+            rule = step.check(view, StepInput(), state, proposals)
+            quality = score_names(state.selection.chosen, doc.gold)
+            examples.append(dspy.Example(**reflect_inputs(view, "names", step.summary(state), rule),
+                                         quality=round(quality.value, 3), missed=list(quality.missed),
+                                         wrong=list(quality.wrong)).with_inputs(*ReflectOnStep.input_fields))
+    return examples
+
+
+def reflect_metric(example: dspy.Example, prediction: dspy.Prediction, trace: Any = None,
+                   pred_name: str | None = None, pred_trace: Any = None) -> float | dspy.Prediction:
+    """Score of a reflection: 1 minus how far its quality score is from the result's score against the gold."""
+    judged = parse_score(getattr(prediction, "score", None))
+    value = 0.0 if judged is None else round(1 - abs(judged - example.quality), 3)
+    if pred_name is None:
+        return value
+    feedback = [f"The result scores {example.quality:.2f} against the gold; the reflection said {judged}."]
+    feedback += [f"Missed dataset: {name}." for name in example.missed]
+    feedback += [f"Not a dataset of the paper: {name}." for name in example.wrong]
+    return dspy.Prediction(score=value, feedback="\n".join(feedback))
+
+
 def step_tasks(module: str, train: Sequence[ScirexPaper], dev: Sequence[ScirexPaper], cap: int,
                demo_chars: int, catalog_kinds: Mapping[str, str] = {},
                train_sentences: Sequence[SentenceExample] = ()) -> list[StepTask]:
-    """The steps `module` names (`all`: names and details), with their examples and metrics. Training
+    """The steps `module` names (`all`: names, reflect and details), with their examples and metrics. Training
     examples, the demonstrations' source, read a context of about `demo_chars`; dev examples the run's.
     With `train_sentences` (sentence-level gold), the names step trains on those sentences instead."""
     if module not in MODULES:
         raise ConfigError(f"unknown module {module!r} (modules: {', '.join(MODULES)})")
     if module != "names" and not train:
-        raise ConfigError("the details step trains on SciREX documents, not on sentences")
+        raise ConfigError(f"the {module} step trains on SciREX documents, not on sentences")
     tasks = []
     if module in ("names", "all"):
         trainset = (sentence_examples(train_sentences, catalog_kinds) if train_sentences else
                     names_examples(train, max_chars=demo_chars, catalog_kinds=catalog_kinds))
         tasks.append(StepTask("names", trainset, names_examples(dev, catalog_kinds=catalog_kinds),
                               names_metric([*train, *dev], cap), labeled=True))
+    if module in ("reflect", "all"):
+        tasks.append(StepTask("reflect", reflect_examples(train, cap, catalog_kinds),
+                              reflect_examples(dev, cap, catalog_kinds), reflect_metric, labeled=False))
     if module in ("details", "all"):
         tasks.append(StepTask("details", details_examples(train), details_examples(dev), details_metric, labeled=False))
     return tasks
