@@ -105,15 +105,10 @@ def sentence_gold(path: Path, limit: int | None) -> list[SentenceExample]:
 
 
 def documents(path: Path, excluded: set[str], limit: int | None) -> list[ScirexPaper]:
-    """The SciREX documents at `path` outside `excluded`, the first `limit` of them."""
-    from dsminer.corpus.scirex import iter_documents, read_document
+    """The SciREX documents at `path` outside `excluded`, the first `limit` of them; at least one."""
+    from dsminer.corpus.scirex import load_scirex
 
-    docs = []
-    for doc in iter_documents(path):
-        if limit is not None and len(docs) >= limit:
-            break
-        if str(doc.get("doc_id")) not in excluded:
-            docs.append(read_document(doc))
+    docs = load_scirex(path, limit, excluded)
     if not docs:
         raise ConfigError(f"no SciREX documents to use in {path}")
     return docs
@@ -128,18 +123,13 @@ def compile_program(settings: Settings, module: str, optimizer: str, budget: int
     import mlflow
 
     from dsminer.programs.compiled import save_program
-    from dsminer.programs.optimize import OPTIMIZERS, compile_step, dev_score, step_tasks
+    from dsminer.programs.optimize import check_optimizer, compile_step, dev_score, step_tasks
     from dsminer.run import tracking
     from dsminer.tools.catalog import load_catalog_kinds
 
-    if optimizer not in OPTIMIZERS:
-        raise ConfigError(f"unknown optimiser {optimizer!r} (optimisers: {', '.join(OPTIMIZERS)})")
     tasks = step_tasks(module, train, dev, settings.max_records_per_paper, demo_chars,
                        load_catalog_kinds(settings.catalog_dir), sentences or ())
-    unlabeled = [task.step for task in tasks if not task.labeled]
-    if optimizer == "labeled" and unlabeled:
-        raise ConfigError(f"the labeled optimiser needs labelled examples; the {unlabeled[0]} step has none "
-                          "(use bootstrap, mipro or gepa)")
+    check_optimizer(optimizer, tasks)
     experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
     params = {"module": module, "optimizer": optimizer, "budget": budget, "demos": demos, "demo_chars": demo_chars,
               "train_documents": len(train), "dev_documents": len(dev),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,11 +141,13 @@ def _load(text: str, where: object) -> dict[str, Any]:
     return doc
 
 
-def load_scirex(path: Path, limit: int | None = None) -> list[ScirexPaper]:
-    """The first `limit` documents of `path` (a folder of documents or a JSONL file) as papers with gold."""
+def load_scirex(path: Path, limit: int | None = None, excluded: Collection[str] = ()) -> list[ScirexPaper]:
+    """The first `limit` documents of `path` (a folder of documents or a JSONL file) whose ids are not in
+    `excluded`, as papers with gold."""
     papers = []
     for doc in iter_documents(path):
         if limit is not None and len(papers) >= limit:
             break
-        papers.append(read_document(doc))
+        if str(doc.get("doc_id")) not in excluded:
+            papers.append(read_document(doc))
     return papers

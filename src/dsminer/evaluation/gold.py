@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ class GoldDataset:
 
     def keys(self) -> set[str]:
         """The normalised names a record may carry to match this dataset."""
-        return {key for key in map(normalize_name, (self.name, *self.aliases)) if key}
+        return name_keys(self.name, self.aliases)
 
 
 @dataclass
@@ -239,7 +240,12 @@ def judge_keys(keys: set[str], paper: GoldPaper) -> tuple[str, list[GoldDataset]
 
 def record_keys(record: DatasetRecord) -> set[str]:
     """The normalised names a record goes by: its name and its aliases."""
-    return {key for key in map(normalize_name, (record.name, *record.aliases)) if key}
+    return name_keys(record.name, record.aliases)
+
+
+def name_keys(name: str, aliases: Sequence[str] = ()) -> set[str]:
+    """A name and its aliases, normalised for matching, the empty ones left out."""
+    return {key for key in map(normalize_name, (name, *aliases)) if key}
 
 
 def link_matches(link: str, gold_urls: list[str]) -> bool:

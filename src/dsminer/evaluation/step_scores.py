@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from dsminer.evaluation.gold import GoldPaper, judge_keys
+from dsminer.evaluation.gold import GoldPaper, judge_keys, name_keys
 from dsminer.schema import normalize_name
 from dsminer.tools.records import DatasetDetails
 from dsminer.tools.selection import ChosenDataset
@@ -63,8 +63,7 @@ def score_names(chosen: Sequence[ChosenDataset], gold: GoldPaper) -> NamesScore:
     correct = supported = 0
     wrong: list[str] = []
     for dataset in chosen:
-        keys = {key for key in map(normalize_name, (dataset.name, *dataset.aliases)) if key}
-        mark, hits = judge_keys(keys, gold)
+        mark, hits = judge_keys(name_keys(dataset.name, dataset.aliases), gold)
         if mark == "correct":
             correct += 1
             found.update(hit.name for hit in hits)

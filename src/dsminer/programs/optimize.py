@@ -248,14 +248,22 @@ def demo_pool(trainset: Sequence[dspy.Example], demos: int) -> list[dspy.Example
     return list(trainset)
 
 
+def check_optimizer(optimizer: str, tasks: Sequence[StepTask]) -> None:
+    """Refuse, before any model call, an unknown optimiser, or the labeled one for a step without labels."""
+    if optimizer not in OPTIMIZERS:
+        raise ConfigError(f"unknown optimiser {optimizer!r} (optimisers: {', '.join(OPTIMIZERS)})")
+    unlabeled = [task.step for task in tasks if not task.labeled]
+    if optimizer == "labeled" and unlabeled:
+        raise ConfigError(f"the labeled optimiser needs labelled examples; the {unlabeled[0]} step has none "
+                          "(use bootstrap, mipro or gepa)")
+
+
 def compile_step(task: StepTask, optimizer: str, demos: int, budget: int, lm: dspy.LM, seed: int = 0) -> dspy.Predict:
     """`task`'s step compiled by `optimizer` with at most `demos` demonstrations. `budget` bounds the work:
     training examples tried (bootstrap), trials (mipro) or metric calls (gepa); labeled calls no model."""
+    check_optimizer(optimizer, [task])
     student = task.student()
     if optimizer == "labeled":
-        if not task.labeled:
-            raise ConfigError(f"the labeled optimiser needs labelled examples; the {task.step} step has none "
-                              "(use bootstrap, mipro or gepa)")
         return dspy.LabeledFewShot(k=demos).compile(student, trainset=demo_pool(task.trainset, demos))
     if optimizer == "bootstrap":
         teleprompter = dspy.BootstrapFewShot(metric=task.metric, metric_threshold=BOOTSTRAP_THRESHOLD,
@@ -268,11 +276,9 @@ def compile_step(task: StepTask, optimizer: str, demos: int, budget: int, lm: ds
         return teleprompter.compile(student, trainset=task.trainset, valset=task.devset, num_trials=budget,
                                     minibatch=len(task.devset) > 10, minibatch_size=min(10, len(task.devset)),
                                     requires_permission_to_run=False)
-    if optimizer == "gepa":
-        teleprompter = dspy.GEPA(metric=task.metric, max_metric_calls=budget, reflection_lm=lm, num_threads=1,
-                                 seed=seed, track_stats=True)
-        return teleprompter.compile(student, trainset=task.trainset, valset=task.devset)
-    raise ConfigError(f"unknown optimiser {optimizer!r} (optimisers: {', '.join(OPTIMIZERS)})")
+    teleprompter = dspy.GEPA(metric=task.metric, max_metric_calls=budget, reflection_lm=lm, num_threads=1,
+                             seed=seed, track_stats=True)
+    return teleprompter.compile(student, trainset=task.trainset, valset=task.devset)
 
 
 def dev_score(predictor: dspy.Predict, task: StepTask, display_progress: bool = False) -> float:
