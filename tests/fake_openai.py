@@ -89,6 +89,9 @@ def chat_fields(**fields) -> str:
 def scripted(body: dict) -> tuple[int, dict]:
     """Answer each step by the output fields its prompt asks for."""
     prompt = json.dumps(body["messages"])
+    tool = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema", {}).get("properties", {})
+    if "tool" in tool:  # the S2 planner: the last tool its schema allows
+        return 200, chat_reply(chat_fields(tool=tool["tool"]["enum"][-1], reason="scripted choice"))
     if "NameDecision" in prompt:
         return 200, chat_reply(chat_fields(names=[{"name": "ReefCount-3k", "kind": "dataset", "role": "used"}]))
     if "data_fields" in prompt:

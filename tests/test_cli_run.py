@@ -116,16 +116,23 @@ def test_rerun_into_the_same_directory_resumes_without_duplicates(tmp_path, corp
     assert calls == 6  # the first paper was not processed again
 
 
-def test_experiment_runs_conditions_as_child_runs_and_compares(tmp_path, corpus, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+def run_experiment(tmp_path: Path, corpus: Path, conditions: str, replies: int):
+    """`dsminer experiment` on the corpus against the fake server, scored on a gold naming a.pdf's dataset;
+    the result, the tracking URI and the requests the server received."""
     uri = f"sqlite:///{tmp_path}/mlflow.db"
     gold = tmp_path / "gold.jsonl"
     gold.write_text(json.dumps({"file": "a.pdf", "title": "Counting Fish",
                                 "datasets": [{"name": "ReefCount-3k", "aliases": []}]}) + "\n")
-    with FakeOpenAI([scripted] * 60) as fake:
-        result = invoke("experiment", str(corpus), "--conditions", "s0,s1a", "--api-base", fake.api_base,
+    with FakeOpenAI([scripted] * replies) as fake:
+        result = invoke("experiment", str(corpus), "--conditions", conditions, "--api-base", fake.api_base,
                         "--model", "fake-model", "--out", "exp", "--tracking-uri", uri, "--gold", str(gold),
                         "--no-progress")
+    return result, uri, fake.requests
+
+
+def test_experiment_runs_conditions_as_child_runs_and_compares(tmp_path, corpus, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result, uri, _ = run_experiment(tmp_path, corpus, "s0,s1a", 60)
     assert result.exit_code == 0, result.output
     assert Path("exp/comparison/comparison.md").is_file()
     parents = set()
@@ -141,6 +148,31 @@ def test_experiment_runs_conditions_as_child_runs_and_compares(tmp_path, corpus,
     assert '"found_by": ["s0", "s1a"]' in page and '"mark": "correct"' in page
     parent = mlflow.MlflowClient(uri).list_artifacts(parents.pop(), "report")
     assert [item.path for item in parent] == ["report/index.html"]
+
+
+def test_s2_and_its_named_variants_run_side_by_side_in_one_experiment(tmp_path, corpus, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result, uri, requests = run_experiment(tmp_path, corpus, "s1a,s2,s2-deterministic", 80)
+    planner_calls = sum("tool" in json.dumps(body.get("response_format", {})) for body in requests)
+    assert result.exit_code == 0, result.output
+    client = mlflow.MlflowClient(uri)
+    runs = {}
+    for label in ("s1a", "s2", "s2-deterministic"):
+        manifest = json.loads(Path(f"exp/{label}/manifest.json").read_text())
+        runs[label] = client.get_run(manifest["mlflow"]["run_id"])
+        assert runs[label].data.tags["variant"] == label and runs[label].data.metrics["gold.recall"] == 1.0
+    assert runs["s2-deterministic"].data.tags["condition"] == "s2"
+    assert runs["s2-deterministic"].data.params["agent.planner"] == "deterministic"
+    assert runs["s2"].data.metrics["s2.decisions_model"] > 0 and planner_calls > 0
+    assert runs["s2-deterministic"].data.metrics["s2.decisions_model"] == 0
+    assert "s2-deterministic" in Path("exp/comparison/comparison.md").read_text()
+    events = [json.loads(line) for line in Path("exp/s2/events.jsonl").read_text().splitlines()]
+    sources = {e["source"] for e in events if e["kind"] == "planner_decision"}
+    assert "model" in sources and {e["step"] for e in events if e.get("tool")} >= {"parse_pdf", "normalise_records"}
+
+
+def test_an_unknown_variant_is_one_line(tmp_path, corpus):
+    assert_one_line_error(invoke("experiment", str(corpus), "--conditions", "s0,s2-fast"), "s2-fast")
 
 
 def test_eval_module_rejects_unknown_module(tmp_path):

@@ -16,6 +16,13 @@ from dsminer.errors import ConfigError
 
 Condition = Literal["s0", "s1a", "s1b", "s2"]
 CONDITIONS: tuple[str, ...] = Condition.__args__  # type: ignore[attr-defined]
+# Named S2 variants for ablations (`dsminer experiment --conditions s1a,s2,s2-deterministic`): the condition
+# and the agent settings that differ from its defaults.
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    "s2-deterministic": ("s2", {"planner": "deterministic"}),
+    "s2-no-planner-memory": ("s2", {"planner_memory": False}),
+    "s2-selective": ("s2", {"reflection": "selective"}),
+}
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_TRACKING_URI = "sqlite:///mlruns/mlflow.db"
 DEFAULT_ARTIFACT_ROOT = "mlruns/artifacts"
@@ -59,7 +66,9 @@ class AgentSettings(BaseModel):
     memory: bool = True
     memory_path: Path | None = None
     reflection: Literal["rule", "llm", "selective"] | None = None
-    planner: Literal["llm", "rule"] = "rule"
+    planner: Literal["llm", "deterministic"] = "llm"  # S2: the model picks the next tool, or the fixed order
+    planner_memory: bool = True  # S2: lessons from memory in the planner's prompt
+    step_budget: int = Field(40, ge=2, le=500)  # S2: tool calls per paper
 
 
 class Settings(BaseSettings):
@@ -68,6 +77,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DSMINER_", env_nested_delimiter="__", extra="forbid")
 
     condition: Condition = "s0"
+    variant: str | None = None  # a named variant of the condition (see VARIANTS), its label in runs and comparisons
     limit: int | None = Field(None, ge=1)
     max_records_per_paper: int = Field(5, ge=1, le=100)
     context_sentences: int = Field(40, ge=5, le=400)
@@ -100,6 +110,11 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
+
+    @property
+    def label(self) -> str:
+        """The run's label: the variant's name, else the condition."""
+        return self.variant or self.condition
 
     def reflection_mode(self) -> str:
         """The reflection mode in force: the explicit setting, else the condition's own."""
@@ -135,6 +150,18 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
         raise ConfigError(f"bad config value for {where}: {err['msg']}") from exc
     except ValueError as exc:  # malformed TOML
         raise ConfigError(f"cannot read config file {config_file}: {exc}") from exc
+
+
+def variant_overrides(name: str) -> dict[str, Any]:
+    """The settings of a condition or named variant given by `name` ("s2", "s2-deterministic")."""
+    name = name.strip()
+    if name in VARIANTS:
+        condition, agent = VARIANTS[name]
+        return {"condition": condition, "variant": name, "agent": dict(agent)}
+    if name in CONDITIONS:
+        return {"condition": name}
+    known = ", ".join([*CONDITIONS, *VARIANTS])
+    raise ConfigError(f"unknown condition or variant {name!r} (known: {known})")
 
 
 def _drop_unset(values: dict[str, Any]) -> dict[str, Any]:

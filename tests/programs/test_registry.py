@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 
 from dsminer.config import Settings
-from dsminer.errors import ConfigError
 from dsminer.programs.agent import ReflectiveAgent
+from dsminer.programs.optimised import OptimisedAgent
 from dsminer.programs.registry import build_program, default_memory_path
 from dsminer.programs.workflow import WorkflowExtractor
 
@@ -38,7 +38,7 @@ def test_default_memory_path(out_dir, memory_path, expected):
     assert default_memory_path(settings) == expected
 
 
-def test_s0_and_unavailable_conditions():
+def test_every_condition_builds_its_program():
     assert isinstance(build_program(Settings(condition="s0")), WorkflowExtractor)
-    with pytest.raises(ConfigError, match="s2"):
-        build_program(Settings(condition="s2"))
+    assert type(build_program(Settings(condition="s1a"))) is ReflectiveAgent
+    assert isinstance(build_program(Settings(condition="s2")), OptimisedAgent)

@@ -12,7 +12,7 @@ import typer
 from dsminer.cli.errors import user_errors
 from dsminer.cli.run import (EXECUTOR_HELP, PROGRAM_HELP, RAY_ADDRESS_HELP, backend_flags, configured_backend,
                              model_info, progress_bar)
-from dsminer.config import Settings, load_settings
+from dsminer.config import VARIANTS, Settings, load_settings, variant_overrides
 from dsminer.errors import ConfigError
 
 
@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
 
 def experiment(
     pdf_dir: Annotated[Path, typer.Argument(help="Folder of paper PDFs.")],
-    conditions: Annotated[str, typer.Option("--conditions", help="Comma-separated conditions, run in order on the same corpus and config.")] = "s0,s1a,s1b",
+    conditions: Annotated[str, typer.Option("--conditions", help=f"Comma-separated conditions or named variants ({', '.join(VARIANTS)}), run in order on the same corpus and config.")] = "s0,s1a,s1b",
     gold: Annotated[Optional[Path], typer.Option("--gold", help="Gold JSONL: each run is evaluated and recall is compared.")] = None,
     config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file.")] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", "-n", help="Process at most N papers.")] = None,
@@ -40,8 +40,9 @@ def experiment(
     """Run several conditions on one corpus as child runs of one MLflow parent run, then evaluate and compare."""
     with user_errors():
         backend = backend_flags(None, api_base, model)
-        settings = [load_settings(config, condition=c.strip(), limit=limit, tracking_uri=tracking_uri, backend=backend,
-                                  workers=workers, executor=executor, ray_address=ray_address, program=program)
+        settings = [load_settings(config, **variant_overrides(c), limit=limit, tracking_uri=tracking_uri,
+                                  backend=backend, workers=workers, executor=executor, ray_address=ray_address,
+                                  program=program)
                     for c in conditions.split(",") if c.strip()]
         folder = out or Path("runs") / f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-experiment"
         summary = run_experiment(settings, pdf_dir, folder, gold, progress)
@@ -66,21 +67,21 @@ def run_experiment(settings: list[Settings], pdf_dir: Path, folder: Path, gold: 
     experiment_id = tracking.use_experiment(base.tracking_uri, base.experiment)
     with configured_backend(base) as backend, mlflow.start_run(
             run_name=folder.name, experiment_id=experiment_id, tags={"kind": "experiment"}) as parent:
-        mlflow.log_params({"conditions": ",".join(s.condition for s in settings), "corpus": str(pdf_dir),
+        mlflow.log_params({"conditions": ",".join(s.label for s in settings), "corpus": str(pdf_dir),
                            "papers": len(corpus), "backend.model": backend.model})
         for each, program in zip(settings, programs):
-            typer.echo(f"condition {each.condition}")
+            typer.echo(f"condition {each.label}")
             run_condition(each, corpus, program, backend.lm, model_info(backend),
                           progress_bar if progress else None, nested=True)
-        return compare_experiment(folder, [s.condition for s in settings], gold, parent.info.run_id)
+        return compare_experiment(folder, [s.label for s in settings], gold, parent.info.run_id)
 
 
 def _in_experiment(settings: Settings, folder: Path) -> Settings:
     """A condition's settings inside the experiment folder; each agent condition keeps its own memory
     unless one memory file is configured, so one condition's lessons do not leak into another's run."""
-    memory_path = settings.agent.memory_path or folder / f"memory-{settings.condition}.jsonl"
+    memory_path = settings.agent.memory_path or folder / f"memory-{settings.label}.jsonl"
     agent = settings.agent.model_copy(update={"memory_path": memory_path})
-    return settings.model_copy(update={"out_dir": folder / settings.condition, "agent": agent})
+    return settings.model_copy(update={"out_dir": folder / settings.label, "agent": agent})
 
 
 def compare_experiment(folder: Path, conditions: list[str], gold: Path | None, parent_id: str) -> str:

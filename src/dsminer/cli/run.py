@@ -52,6 +52,8 @@ def run(
     quality_threshold: Annotated[Optional[float], typer.Option("--quality-threshold", help="Agent: retry a step scored under this (default 0.6).")] = None,
     memory: Annotated[Optional[bool], typer.Option("--memory/--no-memory", help="Agent: inject lessons from memory into prompts (default on).")] = None,
     reflection: Annotated[Optional[str], typer.Option("--reflection", help="Agent: rule, llm or selective (default: the condition's own).")] = None,
+    planner: Annotated[Optional[str], typer.Option("--planner", help="S2: llm (the model picks each next tool) or deterministic (a fixed fallback order); default llm.")] = None,
+    step_budget: Annotated[Optional[int], typer.Option("--step-budget", help="S2: tool calls per paper (default 40).")] = None,
     workers: Annotated[Optional[int], typer.Option("--workers", "-w", help="Papers processed at once (default 1); the local model gets as many slots.")] = None,
     executor: Annotated[Optional[str], typer.Option("--executor", help=EXECUTOR_HELP)] = None,
     ray_address: Annotated[Optional[str], typer.Option("--ray-address", help=RAY_ADDRESS_HELP)] = None,
@@ -69,7 +71,7 @@ def run(
             metadata_file=metadata, tracking_uri=tracking_uri, experiment=experiment,
             backend=backend_flags(backend, api_base, model),
             agent={"retry_budget": retry_budget, "quality_threshold": quality_threshold, "memory": memory,
-                   "reflection": reflection},
+                   "reflection": reflection, "planner": planner, "step_budget": step_budget},
         )
         outcome = execute(settings, pdf_dir, progress)
     report(outcome)

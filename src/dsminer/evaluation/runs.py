@@ -41,8 +41,8 @@ class RunData:
 
     @property
     def condition(self) -> str:
-        """The manifest's condition, or the directory name when the manifest has none."""
-        return str(self.manifest.get("condition") or self.directory.name)
+        """The manifest's variant or condition, or the directory name when the manifest has neither."""
+        return str(self.manifest.get("variant") or self.manifest.get("condition") or self.directory.name)
 
 
 def load_run(ref: str, tracking_uri: str | None = None) -> RunData:
@@ -69,7 +69,7 @@ def read_run_dir(directory: Path, run_id: str | None = None) -> RunData:
     papers = latest_per_file(row for _, row in _read_jsonl(directory / "papers.jsonl"))
     records = [_parse_record(row, results, number) for number, row in _read_jsonl(results)]
     return RunData(
-        label=str(manifest.get("condition") or directory.name),
+        label=str(manifest.get("variant") or manifest.get("condition") or directory.name),
         directory=directory,
         records=committed_records(records, papers),
         papers=papers,

@@ -122,6 +122,7 @@ class PaperView:
     cues: BenchmarkCues
     candidates: tuple[str, ...]  # the names step's candidate names, found once for every attempt
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    hints: dict[str, tuple[str, ...]] = field(default_factory=dict)  # more evidence lines per dataset (S2)
 
 
 class ReadPaper:
@@ -238,6 +239,7 @@ class DetailsStep(ModelStep):
         name = params.dataset or ""
         evidence = dataset_evidence(view.paper, [name, *view.aliases.get(name, ())],
                                     EVIDENCE_CHARS + EVIDENCE_WIDENING * params.attempt)
+        evidence = "\n".join(line for line in (evidence, *view.hints.get(name, ())) if line)
         prediction = self.ask(view, params, events, {"dataset_name": name, "evidence": evidence})
         return None if prediction is None else details_of(prediction)
 

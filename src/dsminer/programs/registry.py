@@ -10,11 +10,12 @@ from dsminer.config import DEFAULT_LOCAL_MODEL, Settings
 from dsminer.errors import ConfigError
 from dsminer.programs.agent import AgentOptions, ReflectiveAgent
 from dsminer.programs.compiled import CompiledProgram, apply_program, load_program, resolve_program
+from dsminer.programs.optimised import OptimisedAgent
 from dsminer.programs.workflow import WorkflowExtractor
-from dsminer.tools.catalog import load_catalog_names
+from dsminer.tools.catalog import load_catalog_names, load_catalog_urls
 from dsminer.tools.memory import MemoryStore
 
-AVAILABLE = ("s0", "s1a", "s1b")
+AVAILABLE = ("s0", "s1a", "s1b", "s2")
 
 
 def default_memory_path(settings: Settings) -> Path:
@@ -25,13 +26,17 @@ def default_memory_path(settings: Settings) -> Path:
 
 
 def build_agent(settings: Settings) -> ReflectiveAgent:
-    """S1a or S1b from the settings: the condition's reflection mode unless one is set explicitly."""
+    """S1a, S1b or S2 from the settings: the condition's reflection mode unless one is set explicitly."""
     options = AgentOptions(
         max_records=settings.max_records_per_paper, context_sentences=settings.context_sentences,
         retry_budget=settings.agent.retry_budget, quality_threshold=settings.agent.quality_threshold,
         reflection=settings.reflection_mode(),
     )
     memory = MemoryStore(default_memory_path(settings)) if settings.agent.memory else None
+    if settings.condition == "s2":
+        return OptimisedAgent(options, memory, load_catalog_names(settings.catalog_dir), settings.agent.planner,
+                              settings.agent.step_budget, settings.agent.planner_memory,
+                              load_catalog_urls(settings.catalog_dir))
     return ReflectiveAgent(options, memory, load_catalog_names(settings.catalog_dir))
 
 
@@ -49,7 +54,7 @@ def build_program(settings: Settings) -> dspy.Module:
     if settings.condition == "s0":
         program = WorkflowExtractor(settings.max_records_per_paper, settings.context_sentences,
                                     load_catalog_names(settings.catalog_dir))
-    elif settings.condition in ("s1a", "s1b"):
+    elif settings.condition in ("s1a", "s1b", "s2"):
         program = build_agent(settings)
     else:
         available = ", ".join(AVAILABLE)

@@ -119,8 +119,8 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], todo: list[Co
     outcome = RunOutcome(store.directory, None)
     resumed_id = tracking.existing_run_id((previous or {}).get("mlflow", {}), mlflow.get_tracking_uri())
     start = ({"run_id": resumed_id} if resumed_id else
-             {"run_name": f"{settings.condition}-{store.directory.name}", "experiment_id": experiment_id,
-              "tags": {"condition": settings.condition, "model": model_info["model"]}})
+             {"run_name": f"{settings.label}-{store.directory.name}", "experiment_id": experiment_id,
+              "tags": {"condition": settings.condition, "variant": settings.label, "model": model_info["model"]}})
     start["nested"] = nested
     with mlflow.start_run(**start) as run:
         outcome.run_id = run.info.run_id

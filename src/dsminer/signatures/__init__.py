@@ -8,6 +8,7 @@ from dsminer.signatures.extraction import (
     NameKind,
     NameRole,
 )
+from dsminer.signatures.planning import ChooseNextTool, choose_among
 from dsminer.signatures.reflection import (
     ClassifyDatasetNamesWithMemory,
     DescribeDatasetWithMemory,
@@ -16,6 +17,7 @@ from dsminer.signatures.reflection import (
 )
 
 __all__ = [
+    "ChooseNextTool",
     "ClassifyDatasetNames",
     "ClassifyDatasetNamesWithMemory",
     "DescribeDataset",
@@ -26,4 +28,5 @@ __all__ = [
     "NameKind",
     "NameRole",
     "ReflectOnStep",
+    "choose_among",
 ]

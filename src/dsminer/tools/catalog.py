@@ -99,3 +99,16 @@ def load_catalog_kinds(directory: Path | None) -> dict[str, str]:
             if kind and isinstance(name, str) and normalize_name(name):
                 kinds.setdefault(normalize_name(name.replace("_", " ")), kind)
     return kinds
+
+
+def load_catalog_urls(directory: Path | None) -> dict[str, str]:
+    """Normalised catalogue names with the dataset's URL (homepage, else hub page); empty when the catalogue
+    has none."""
+    urls: dict[str, str] = {}
+    for row in _catalog_rows(directory):
+        url = next((row[key] for key in ("homepage", "hf_url") if isinstance(row.get(key), str) and row[key]), None)
+        for key in ("pretty_name", "hf_id", "display", "pwc_name"):
+            name = row.get(key)
+            if url and isinstance(name, str) and normalize_name(name):
+                urls.setdefault(normalize_name(name.replace("_", " ")), url)
+    return urls
