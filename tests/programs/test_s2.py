@@ -105,13 +105,22 @@ def test_a_dataset_is_linked_described_then_verified_and_normalisation_comes_las
 def test_a_stuck_dataset_may_try_two_recovery_tools_then_retry_or_give_up(paper_pdf):
     work = dataset("KelpScenes", links=[], details=DatasetDetails("kelp", "images", "biology", []), stuck=("link",))
     ws = workspace(paper_pdf, names=FoundNames(), datasets={"KelpScenes": work})
-    assert allowed_tools(ws) == ["retrieve_section", "search_keywords", "read_page", "verify_evidence"]
+    # best first for a missing link (the paper has no reference list to read)
+    assert allowed_tools(ws) == ["search_keywords", "read_page", "retrieve_section", "verify_evidence"]
     work.recovery = ["search_keywords"]
-    assert allowed_tools(ws) == ["retrieve_section", "read_page", "search_links", "verify_evidence"]
+    assert allowed_tools(ws) == ["read_page", "retrieve_section", "search_links", "verify_evidence"]
     work.recovery = ["search_keywords", "read_page"]
     assert allowed_tools(ws) == ["search_links", "verify_evidence"]
     work.retried = {"search_links"}
     assert allowed_tools(ws) == ["verify_evidence"]
+
+
+def test_a_dataset_stuck_for_its_details_is_recovered_from_its_section_first(paper_pdf):
+    work = dataset("KelpScenes", links=[], details=DatasetDetails(), stuck=("details", "link"))
+    ws = workspace(paper_pdf, names=FoundNames(), datasets={"KelpScenes": work})
+    assert allowed_tools(ws)[:2] == ["retrieve_section", "search_keywords"]
+    work.recovery = ["retrieve_section", "search_keywords"]
+    assert allowed_tools(ws) == ["extract_details", "search_links", "verify_evidence"]
 
 
 def test_a_short_budget_leaves_only_what_finishes_the_paper(paper_pdf):
@@ -204,3 +213,26 @@ def test_s2_and_its_variants_are_built_from_settings(tmp_path):
     assert load_settings(None, **variant_overrides("s2-selective")).reflection_mode() == "selective"
     with pytest.raises(ConfigError, match="unknown condition or variant 's3'"):
         variant_overrides("s3")
+
+
+CITED = (
+    "2 Datasets\n\n"
+    "We train on the QuuxSet collection [1], a set of widget photographs.\n\n"
+    "References\n\n"
+    "[1] J. Smith. Widget photographs for recognition. https://quux.example.org/set"
+)
+
+
+def test_a_link_stuck_dataset_is_recovered_from_its_cited_reference(tmp_path):
+    from tests.tools.conftest import build_pdf
+
+    pdf = build_pdf(tmp_path / "cited.pdf", [CITED])
+    quux = {"names": [{"name": "QuuxSet", "kind": "dataset", "role": "used"}]}
+    answers = [choose("extract_dataset_names"), quux, quux, quux, DETAILS,
+               choose("extract_references", "the link may be in its reference"), choose("search_links")]
+    records, _, events, agent = run_s2(pdf, answers, planner="llm")
+    assert [(r.name, r.dataset_link) for r in records] == [("QuuxSet", "https://quux.example.org/set")]
+    recovery = [d["tool"] for d in decisions(events) if d["source"] == "model"]
+    assert recovery == ["extract_dataset_names", "extract_references", "search_links"]
+    metrics = agent.run_metrics()
+    assert metrics["s2.stuck"] == 1 and metrics["s2.recovered"] == 1 and metrics["s2.link_precision"] == 1.0

@@ -41,7 +41,7 @@ from dsminer.tools.grounding import (
 from dsminer.tools.links import platform_for_url
 from dsminer.tools.memory import MemoryStore
 from dsminer.tools.pdf import ParsedPaper
-from dsminer.tools.records import DatasetDetails, build_record, resolve_link
+from dsminer.tools.records import DatasetDetails, build_record, resolve_link, url_names
 from dsminer.tools.references import Reference, extract_references, references_for
 from dsminer.tools.reflection import reflect_on_details
 from dsminer.tools.selection import ChosenDataset
@@ -51,7 +51,10 @@ from dsminer.tools.text import find_urls, name_pattern
 TOOL_ORDER = ("parse_pdf", "extract_metadata", "extract_tables", "retrieve_section", "extract_references",
               "search_keywords", "read_page", "extract_dataset_names", "search_links", "extract_details",
               "verify_evidence", "normalise_records")
-RECOVERY_TOOLS = ("retrieve_section", "extract_references", "search_keywords", "read_page")
+# Recovery tools for a stuck dataset, best first for what it lacks: a link is most often in its cited reference
+# or a sentence naming it; a description in its data section, a table or the page that mentions it.
+RECOVERY_TOOLS = {"link": ("extract_references", "search_keywords", "read_page", "retrieve_section"),
+                  "details": ("retrieve_section", "extract_tables", "search_keywords", "read_page")}
 MAX_RECOVERY_TOOLS = 2  # recovery tools tried per stuck dataset before its retry
 MAX_CANDIDATES = 16  # candidate names offered to the names step, with those the PDF tools added
 HINT_CHARS = 400  # recovered evidence and link hints added to a detail step's evidence
@@ -70,9 +73,9 @@ class DatasetWork:
     details_score: float | None = None
     evidence: list[str] = field(default_factory=list)  # lines found by recovery tools
     recovery: list[str] = field(default_factory=list)  # recovery tools used for it
-    stuck: tuple[str, ...] = ()  # "details" and/or "link"
+    stuck: tuple[str, ...] = ()  # what failed after its retries: "details" and/or "link"
+    resolved: set[str] = field(default_factory=set)  # what of it the recovery fixed
     retried: set[str] = field(default_factory=set)  # the retry tools run after recovery
-    recovered: bool = False
     verification: Verification | None = None
     record: DatasetRecord | None = None
 
@@ -81,14 +84,23 @@ class DatasetWork:
         return [self.chosen.name, *self.chosen.aliases]
 
     @property
+    def open_issues(self) -> tuple[str, ...]:
+        """What the dataset is still stuck on."""
+        return tuple(kind for kind in self.stuck if kind not in self.resolved)
+
+    @property
+    def recovered(self) -> bool:
+        return bool(self.stuck) and not self.open_issues
+
+    @property
     def paper_links(self) -> list[LinkCandidate]:
         return [c for c in self.links or [] if c.source != "catalog"]
 
     def status(self) -> str:
         parts = [f"links {len(self.paper_links)}" if self.links is not None else "links not searched",
                  "described" if self.details is not None else "not described"]
-        if self.stuck:
-            parts.append(f"stuck: {', '.join(self.stuck)}" + (f" (tried {', '.join(self.recovery)})"
+        if self.open_issues:
+            parts.append(f"stuck: {', '.join(self.open_issues)}" + (f" (tried {', '.join(self.recovery)})"
                                                                if self.recovery else ""))
         parts.append("verified" if self.verification is not None else "not verified")
         return f"{self.chosen.name}: {'; '.join(parts)}"
@@ -153,11 +165,12 @@ class Workspace:
 
 
 def allowed_tools(ws: Workspace) -> list[str]:
-    """The tools the hard constraints allow now, in the fallback order (the first is the deterministic
-    choice). Parse first; names after parsing; for each dataset in rank order its link search, then its
-    details, then (if stuck) recovery tools and a retry, then its verification; verification and
-    normalisation only after detail extraction; the normalisation last. When the steps left are only
-    enough to finish, the optional tools are left out."""
+    """The tools the hard constraints allow now, the deterministic choice first.
+
+    Parse first; the reading tools and the names step before any dataset; then for each dataset in rank
+    order its link search, its details, (if stuck) recovery tools best for what it lacks and a retry, and
+    its verification; the normalisation last. Verification and normalisation only after detail extraction.
+    When the steps left are only enough to finish, the optional tools are left out."""
     if not ws.parsed:
         return ["parse_pdf"]
     if ws.records is not None or ws.steps_left <= 0:
@@ -178,16 +191,16 @@ def allowed_tools(ws: Workspace) -> list[str]:
         return allowed or ["normalise_records"]
     if work.details is None:
         return [*allowed, "search_links" if work.links is None and spare > 0 else "extract_details"]
-    retries = [tool for kind, tool in (("link", "search_links"), ("details", "extract_details"))
-               if kind in work.stuck and tool not in work.retried]
+    retries = [tool for kind, tool in (("details", "extract_details"), ("link", "search_links"))
+               if kind in work.open_issues and tool not in work.retried]
     if retries and spare > 1:
         if len(work.recovery) < MAX_RECOVERY_TOOLS:
-            allowed += [tool for tool in RECOVERY_TOOLS if tool not in work.recovery
-                        and (tool != "extract_references" or ws.has_reference_list())]
+            usable = {"extract_references": ws.has_reference_list(), "extract_tables": bool(ws.paper.tables)}
+            allowed += [tool for kind in work.open_issues for tool in RECOVERY_TOOLS[kind]
+                        if tool not in work.recovery and usable.get(tool, True)]
         if work.recovery:
             allowed += retries
-    allowed.append("verify_evidence")
-    return sorted(dict.fromkeys(allowed), key=TOOL_ORDER.index)
+    return list(dict.fromkeys([*allowed, "verify_evidence"]))
 
 
 def compress_lessons(lessons: tuple[str, ...] | list[str], max_chars: int = LESSON_CHARS) -> tuple[str, ...]:
@@ -314,7 +327,8 @@ class Episode(AgentController):
             counts.decisions_forced += 1
         elif self.agent.planner_mode == "llm":
             with step_span("planner", {"allowed": allowed}) as span:
-                prediction = run_step(self.agent.planner, self.events, self.paper, "planner", self.planner_inputs(allowed))
+                prediction = run_step(self.agent.planner, self.events, self.paper, "planner",
+                                      self.planner_inputs(allowed))
                 if prediction is None:  # no parseable answer naming an allowed tool (the Literal holds it to them)
                     source = "rejected"
                     counts.invalid_proposals += 1
@@ -371,7 +385,8 @@ class Episode(AgentController):
         empty = not observation or observation.startswith("nothing")
         if empty:
             ws.failures.append(f"{name}({', '.join(map(str, args.values()))}) found nothing")
-        self.emit("result", name, tool=name, observation=observation[:400], seconds=round(time.monotonic() - started, 3))
+        self.emit("result", name, tool=name, observation=observation[:400],
+                  seconds=round(time.monotonic() - started, 3))
         self.emit("reflection", name, tool=name, score=0.0 if empty else 1.0, source="rule",
                   issues=[{"code": "empty_output", "message": f"{name} found nothing"}] if empty else [])
         return observation
@@ -425,7 +440,7 @@ class ParsePdf(Tool):
 
 
 class ReadPage(Tool):
-    """Read one page: its sentences naming the current dataset and the URLs on it become that dataset's evidence."""
+    """Read one page: its sentences naming the current dataset, and URLs spelling its name, become its evidence."""
 
     name = "read_page"
 
@@ -436,10 +451,10 @@ class ReadPage(Tool):
         work.recovery.append(self.name)
         pattern = _any_name(work.names)
         lines = [s.text for s, _ in paper.indexed_sentences() if s.page == page and pattern and pattern.search(s.text)]
-        urls = [link.url for link in paper.links if link.page == page]
+        urls = [link.url for link in paper.links if link.page == page and url_names(link.url, work.names)]
         added = _add_evidence(work, [f"[p{page}] {line}" for line in lines])
-        new = _add_links(work, [LinkCandidate(url, "text", page, "on the page naming it") for url in urls
-                                if pattern and pattern.search(text)])
+        new = _add_links(work, [LinkCandidate(url, "text", page, "a URL on the page spelling its name")
+                                for url in urls])
         return f"page {page}: {len(text)} characters, {added} lines about {work.chosen.name}, {new} new URLs" \
             if added or new else f"nothing new about {work.chosen.name} on page {page}"
 
@@ -479,6 +494,14 @@ class ExtractTables(Tool):
         tables = self.episode.paper.tables
         self.ws.tables_read = True
         self.episode.agent.episode_counters.table_uses += 1
+        work = self.ws.current() if self.ws.names is not None else None
+        if work is not None:
+            work.recovery.append(self.name)
+            pattern = _any_name(work.names)
+            added = _add_evidence(work, [f"[p{t.page}] {t.describe(300)}" for t in tables
+                                         if pattern and pattern.search(t.describe())])
+            return f"{added} table lines about {work.chosen.name}" if added else \
+                f"nothing: no table names {work.chosen.name}"
         names = [cell for table in tables for cell in table.first_column if is_name_shaped(cell)]
         added = _add_candidates(self.episode, names)
         captions = "; ".join((t.caption or "Table")[:60] for t in tables[:4])
@@ -497,7 +520,8 @@ class SearchKeywords(Tool):
         if work is not None:
             work.recovery.append(self.name)
             _add_evidence(work, [f"[p{h.page}] {h.snippet}" for h in hits])
-            _add_links(work, [LinkCandidate(url, "text", h.page, h.snippet) for h in hits for url in find_urls(h.snippet)])
+            _add_links(work, [LinkCandidate(url, "text", h.page, h.snippet) for h in hits
+                              for url in find_urls(h.snippet)])
         return f"{len(hits)} hits for {keyword}: " + " | ".join(f"p{h.page}" for h in hits) if hits else \
             f"nothing: no sentence writes {keyword}"
 
@@ -515,7 +539,8 @@ class ExtractReferences(Tool):
         work = ws.current() if ws.names is not None else None
         if work is None:
             with_urls = sum(bool(r.urls) for r in ws.references)
-            return f"{len(ws.references)} entries, {with_urls} with URLs" if ws.references else "nothing: no reference list"
+            return (f"{len(ws.references)} entries, {with_urls} with URLs" if ws.references
+                    else "nothing: no reference list")
         work.recovery.append(self.name)
         cited = references_for(self.episode.paper, work.names, ws.references)
         _add_evidence(work, [f"cited: {entry.text[:200]}" for entry in cited])
@@ -567,17 +592,15 @@ class ExtractDetails(Tool):
             work.retried.add(self.name)
         details = episode.execute(episode.agent.steps["details"], DatasetDetails(), dataset)
         score = reflect_on_details(dataset, details).score
-        was_stuck = "details" in work.stuck
         work.details, work.details_score = details, score
         if score < episode.options.quality_threshold:
             work.stuck = tuple(dict.fromkeys([*work.stuck, "details"]))
-        elif was_stuck:
-            work.stuck = tuple(s for s in work.stuck if s != "details")
-            work.recovered = not work.stuck
+        elif "details" in work.stuck:
+            work.resolved.add("details")
         if not work.paper_links and "link" not in work.stuck and work.links is not None:
             work.stuck = (*work.stuck, "link")
         return f"{dataset}: score {score:.2f}; type {details.data_type or '-'}" + (
-            f"; stuck ({', '.join(work.stuck)})" if work.stuck else "")
+            f"; stuck ({', '.join(work.open_issues)})" if work.open_issues else "")
 
 
 class SearchLinks(Tool):
@@ -590,13 +613,9 @@ class SearchLinks(Tool):
         others = [name for name in self.ws.datasets if name != dataset]
         found = search_links(episode.paper, work.names, others, self.ws.references or (), work.chosen.role == "created",
                              episode.agent.catalog_urls)
-        was_stuck = "link" in work.stuck
         if work.links is not None:
             work.retried.add(self.name)
         _add_links(work, found) if work.links is not None else setattr(work, "links", found)
-        if was_stuck and work.paper_links:
-            work.stuck = tuple(s for s in work.stuck if s != "link")
-            work.recovered = not work.stuck
         return f"{len(work.paper_links)} links for {dataset}: " + ", ".join(c.url for c in work.paper_links[:3]) \
             if work.paper_links else f"nothing: no link for {dataset} in the paper"
 
@@ -610,13 +629,16 @@ class VerifyEvidence(Tool):
         episode, ws, work = self.episode, self.ws, self.work(dataset)
         others = [name for name in ws.datasets if name != dataset]
         link = resolve_link(episode.paper, work.names, None, episode.events, others)
-        if link is None:
-            link = next((c.url for c in work.paper_links if c.source in ("reference", "availability")), None)
+        if link is None:  # the candidates the link search and the recovery found, checked below
+            link = next((c.url for c in work.paper_links), None)
         verification = verify_evidence(episode.paper, work.names, link, ws.references or ())
         work.verification = verification
         if verification.link_supported is False:
-            episode.emit("link_rejected", "verify_evidence", dataset=dataset, url=link, reason="not supported by the paper")
+            episode.emit("link_rejected", "verify_evidence", dataset=dataset, url=link,
+                         reason="not supported by the paper")
             link = None
+        elif link is not None and "link" in work.stuck:
+            work.resolved.add("link")
         counts = episode.agent.episode_counters
         counts.links_checked += verification.link_supported is not None
         counts.links_supported += verification.link_supported is True
@@ -629,7 +651,7 @@ class VerifyEvidence(Tool):
 
 
 class NormaliseRecords(Tool):
-    """Normalise the records: merge one dataset's names, drop non-datasets and names the paper lacks, platform from host."""
+    """Normalise the records: one dataset's names merged, non-datasets and names the paper lacks dropped."""
 
     name = "normalise_records"
 
@@ -639,7 +661,8 @@ class NormaliseRecords(Tool):
             ws.refs = ws.supplied or PaperRefs()
         records = [d.record for d in ws.datasets.values()
                    if d.record is not None and d.verification is not None and d.verification.found]
-        missing = [d.chosen.name for d in ws.datasets.values() if d.verification is not None and not d.verification.found]
+        missing = [d.chosen.name for d in ws.datasets.values()
+                   if d.verification is not None and not d.verification.found]
         kept, dropped = normalise_records(records, episode.paper.text)
         dropped += [(name, "not in the paper") for name in missing]
         unfinished = [d.chosen.name for d in ws.datasets.values() if d.record is None]
