@@ -96,3 +96,10 @@ def test_normalisation_merges_one_datasets_names_and_drops_tools():
     assert [(r.name, r.aliases) for r in kept] == [("CIFAR-10", ["CIFAR10"]), ("Stanford Sentiment Treebank", ["SST"])]
     assert kept[0].dataset_link == "https://www.cs.toronto.edu/~kriz/cifar.html"
     assert "tool" in dict(dropped)["OpenAI Gym library"] and dict(dropped)["CIFAR10"] == "same dataset as CIFAR-10"
+
+
+def test_an_availability_statement_supports_the_link_of_a_dataset_the_paper_creates(make_pdf):
+    cited = parse_pdf(make_pdf("cited.pdf", [CITED]))
+    url = "https://gears.example.org/gear-count"
+    assert verify_evidence(cited, ["Gear Photos"], url, created=True).link_supported is True
+    assert verify_evidence(cited, ["Gear Photos"], url).link_supported is False

@@ -116,12 +116,21 @@ def test_author_year_list_keys_by_first_surname_and_year(author_year_paper: Pars
         ("John A. Smith, Kim Jones. 2019b. A title.", "Smith 2019b"),
         ("van der Berg, A. 2021. A title.", "van der Berg 2021"),
         ("OpenAI. 2023. GPT-4 technical report.", "OpenAI 2023"),
-        ("Anonymous. A title without a year.", "Anonymous"),
+        ("Anonymous. A title of no date. n.d.", "Anonymous"),
     ],
 )
 def test_author_year_key_forms(make_pdf: PdfMaker, text: str, key: str) -> None:
     paper = parse_pdf(make_pdf("one.pdf", [f"Body text of the paper.\n\nReferences\n\n{text}"]))
     assert [ref.key for ref in extract_references(paper)] == [key]
+
+
+def test_an_author_year_list_ends_at_the_first_block_that_is_no_entry(make_pdf: PdfMaker) -> None:
+    entries = "\n\n".join(f"{name}, A. 2019. Title {name}. In Proc. Conf." for name in ("Ames", "Bell", "Cole"))
+    appendix = ("A.1 Experimental Setup for GearSet\n\n"
+                "Tables 6 and 7 list examples from GearSet, see https://github.com/acme/gears.\n\n"
+                "Dale, B. 2020. Not an entry of the list.")
+    paper = parse_pdf(make_pdf("tail.pdf", [f"Body text.\n\nReferences\n\n{entries}\n\n{appendix}"]))
+    assert [ref.key for ref in extract_references(paper)] == ["Ames 2019", "Bell 2019", "Cole 2019"]
 
 
 def test_paper_without_a_reference_list(make_pdf: PdfMaker) -> None:

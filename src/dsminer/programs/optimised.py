@@ -317,9 +317,9 @@ class Episode(AgentController):
         return records
 
     def decide(self, allowed: list[str]) -> tuple[str, dict[str, Any]]:
-        """The planner's choice among the allowed tools, with its source: forced (one tool allowed), model,
-        fallback (deterministic mode, or the model's call failed), or rejected (the model named a tool not
-        allowed; the fallback answers)."""
+        """The planner's choice among the allowed tools, with its source: forced (one tool allowed, no call),
+        model, fallback (deterministic mode), or rejected (the model's answer named no allowed tool, or its call
+        failed; the fallback answers)."""
         counts = self.agent.episode_counters
         tool, reason, source, proposal = allowed[0], "first allowed tool in the fallback order", "fallback", None
         if len(allowed) == 1:
@@ -352,6 +352,9 @@ class Episode(AgentController):
         lessons: tuple[str, ...] = ()
         if self.agent.planner_memory:
             lessons = compress_lessons(self.recall("names" if self.ws.names is None else "details"))
+            if lessons:
+                self.counters.memory_injections += 1
+                self.emit("memory_injection", "planner", lessons=len(lessons))
         tools = "\n".join(self.tools[name].describe() for name in allowed)
         return {"signature": choose_among(tuple(allowed)), "state": self.ws.describe(), "tools": tools,
                 "memory_block": "\n".join(lessons)}
@@ -631,7 +634,8 @@ class VerifyEvidence(Tool):
         link = resolve_link(episode.paper, work.names, None, episode.events, others)
         if link is None:  # the candidates the link search and the recovery found, checked below
             link = next((c.url for c in work.paper_links), None)
-        verification = verify_evidence(episode.paper, work.names, link, ws.references or ())
+        verification = verify_evidence(episode.paper, work.names, link, ws.references or (),
+                                       created=work.chosen.role == "created")
         work.verification = verification
         if verification.link_supported is False:
             episode.emit("link_rejected", "verify_evidence", dataset=dataset, url=link,

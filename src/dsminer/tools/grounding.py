@@ -11,7 +11,7 @@ from typing import Literal
 from dsminer.schema import DatasetRecord, normalize_name
 from dsminer.tools.links import canonical_url, links_for_name
 from dsminer.tools.names import name_problem
-from dsminer.tools.pdf import ParsedPaper, Sentence, find_mention
+from dsminer.tools.pdf import PaperLink, ParsedPaper, Sentence, find_mention
 from dsminer.tools.records import is_self_link, spelled_link, url_names
 from dsminer.tools.references import Reference, references_for
 from dsminer.tools.sections import heading_title, is_data_section
@@ -120,12 +120,8 @@ def search_links(paper: ParsedPaper, names: Sequence[str], other_names: Sequence
     for link in links_for_name(paper, names):
         add(link.url, link.source, link.page, link.anchor or "written beside the name")
     if created:
-        statements = [s for s, in_refs in paper.indexed_sentences() if not in_refs and _AVAILABILITY.search(s.text)]
-        for sentence in statements:
-            squeezed = "".join(sentence.text.split())
-            for link in paper.links:
-                if link.page == sentence.page and "".join(link.url.split()) in squeezed:
-                    add(link.url, "availability", sentence.page, sentence.text)
+        for link, sentence in availability_links(paper):
+            add(link.url, "availability", sentence.page, sentence.text)
     for entry in references_for(paper, names, references):
         for url in entry.urls:
             add(url, "reference", entry.page, entry.text)
@@ -138,6 +134,19 @@ def search_links(paper: ParsedPaper, names: Sequence[str], other_names: Sequence
             if url:
                 add(url, "catalog", None, "the catalog's entry for this name")
     return list(found.values())
+
+
+def availability_links(paper: ParsedPaper) -> list[tuple[PaperLink, Sentence]]:
+    """The paper's URLs written in an availability statement ("available at", "can be downloaded from"), each
+    with its sentence: where a paper gives the link of what it releases."""
+    found = []
+    for sentence, in_refs in paper.indexed_sentences():
+        if in_refs or not _AVAILABILITY.search(sentence.text):
+            continue
+        squeezed = "".join(sentence.text.split())
+        found += [(link, sentence) for link in paper.links
+                  if link.page == sentence.page and "".join(link.url.split()) in squeezed]
+    return found
 
 
 @dataclass(frozen=True)
@@ -168,9 +177,10 @@ def _fuzzy_mention(paper: ParsedPaper, names: Sequence[str]) -> Sentence | None:
 
 
 def verify_evidence(paper: ParsedPaper, names: Sequence[str], link: str | None,
-                    references: Sequence[Reference] = ()) -> Verification:
+                    references: Sequence[Reference] = (), created: bool = False) -> Verification:
     """Check a dataset against the paper: a sentence naming it (exact, else fuzzy), and its link tied to a
-    mention (`links_for_name`), written in a cited reference entry, or a paper URL that spells its name."""
+    mention (`links_for_name`), written in a cited reference entry, a paper URL that spells its name, or for a
+    dataset the paper creates, written in an availability statement."""
     mention = find_mention(paper, names)
     exact = mention is not None
     if mention is None:
@@ -181,7 +191,8 @@ def verify_evidence(paper: ParsedPaper, names: Sequence[str], link: str | None,
         tied = {canonical_url(item.url) for item in links_for_name(paper, names)}
         cited = {canonical_url(url) for entry in references_for(paper, names, references) for url in entry.urls}
         in_paper = {canonical_url(url) for url in paper.urls()}
-        supported = key in tied or key in cited or (key in in_paper and url_names(link, names))
+        released = {canonical_url(item.url) for item, _ in availability_links(paper)} if created else set()
+        supported = key in tied or key in cited or key in released or (key in in_paper and url_names(link, names))
     return Verification(mention is not None, exact, mention.page if mention else None,
                         mention.text if mention else None, supported)
 

@@ -42,6 +42,8 @@ _NUMBER_RANGE = r"\d{1,4}(?:\s*[-\u2013\u2014]\s*\d{1,4})?"
 _NUMERIC_CITATION = re.compile(rf"\[\s*({_NUMBER_RANGE}(?:\s*[,;]\s*{_NUMBER_RANGE})*)\s*\]")
 _BRACKETED = re.compile(r"[(\[]([^()\[\]]*?(?:19|20)\d\d[^()\[\]]*)[)\]]")
 _MIN_ENTRY_CHARS = 20
+_YEAR_REACH = 400  # characters from an entry's start within which its year stands
+_LIST_END_AFTER = 3  # after this many entries, a block that is no entry ends an author-year list
 _MAX_RANGE = 200
 
 
@@ -161,9 +163,22 @@ def _author_year_entries(lines: Sequence[Line]) -> list[tuple[str, int, list[str
     for block in blocks:
         for part in _split_entry(block):
             texts = [text for _, text, _ in part]
-            if len("".join(texts)) >= _MIN_ENTRY_CHARS:
-                entries.append((_author_key(collapse_whitespace(" ".join(texts))), part[0][0], texts))
+            text = collapse_whitespace(" ".join(texts))
+            if len(text) < _MIN_ENTRY_CHARS:
+                continue
+            if not _is_entry(text):
+                if len(entries) >= _LIST_END_AFTER:  # the list has ended: an appendix whose heading was not found
+                    return entries
+                continue
+            entries.append((_author_key(text), part[0][0], texts))
     return entries
+
+
+def _is_entry(text: str) -> bool:
+    """Whether a block reads as an author-year entry: a first author's surname, and a year (or "n.d.") near the
+    start."""
+    start = text[:_YEAR_REACH]
+    return _first_surname(text) is not None and (_YEAR.search(start) is not None or "n.d." in start)
 
 
 def _first_surname(text: str) -> str | None:
