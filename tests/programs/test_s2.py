@@ -148,7 +148,7 @@ def test_deterministic_episode_ends_in_verified_normalised_records(paper_pdf):
     metrics = agent.run_metrics()
     assert metrics["s2.steps"] == len(called) <= 40
     assert metrics["s2.stuck"] == 1 and metrics["s2.link_rate"] == 0.5 and metrics["s2.link_precision"] == 1.0
-    assert metrics["s2.decisions_model"] == 0
+    assert metrics["s2.decisions_model"] == 0 and metrics["s2.calls.verify_evidence"] == 2
 
 
 def test_every_tool_call_and_decision_is_an_event_named_after_the_tool(paper_pdf):

@@ -256,6 +256,7 @@ class OptimisedAgent(ReflectiveAgent):
         self.catalog_urls = catalog_urls or {}
         self.planner = dspy.Predict(ChooseNextTool, max_tokens=PLANNER_TOKENS)
         self.episode_counters = PlannerCounters()
+        self.tool_calls: Counter[str] = Counter()
 
     def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None,
                 events: EventLog | None = None) -> dspy.Prediction:
@@ -277,7 +278,8 @@ class OptimisedAgent(ReflectiveAgent):
                                       if self.counters.retries else 0.0),
         }
         raw = {f"s2.{key}": float(value) for key, value in counts.__dict__.items()}
-        return {**super().run_metrics(), **raw, **{k: round(v, 4) for k, v in derived.items()}}
+        calls = {f"s2.calls.{tool}": float(self.tool_calls[tool]) for tool in TOOL_ORDER}
+        return {**super().run_metrics(), **raw, **calls, **{k: round(v, 4) for k, v in derived.items()}}
 
 
 class Episode(AgentController):
@@ -308,6 +310,7 @@ class Episode(AgentController):
         counts.papers += 1
         counts.steps += ws.steps
         counts.distinct_tools += len(ws.tools_used)
+        self.agent.tool_calls.update(ws.tools_used)
         counts.stuck += sum(bool(d.stuck) for d in ws.datasets.values())
         counts.recovered += sum(d.recovered for d in ws.datasets.values())
         counts.evidence_lines += sum(len(d.evidence) for d in ws.datasets.values())
