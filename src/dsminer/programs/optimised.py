@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import dspy
@@ -27,21 +27,20 @@ from dsminer.schema import DatasetRecord, PaperRefs
 from dsminer.signatures import ChooseNextTool, choose_among
 from dsminer.tools.candidates import is_name_shaped, sentence_candidates
 from dsminer.tools.grounding import (
-    Hit,
     LinkCandidate,
     Section,
     Verification,
-    find_sections,
     normalise_records,
     paper_sections,
     search_keywords,
     search_links,
+    select_sections,
     verify_evidence,
 )
 from dsminer.tools.links import platform_for_url
 from dsminer.tools.memory import MemoryStore
 from dsminer.tools.pdf import ParsedPaper
-from dsminer.tools.records import DatasetDetails, build_record, resolve_link, url_names
+from dsminer.tools.records import DatasetDetails, build_record, is_self_link, resolve_link, url_names
 from dsminer.tools.references import Reference, extract_references, references_for
 from dsminer.tools.reflection import reflect_on_details
 from dsminer.tools.selection import ChosenDataset
@@ -70,7 +69,6 @@ class DatasetWork:
     chosen: ChosenDataset
     links: list[LinkCandidate] | None = None
     details: DatasetDetails | None = None
-    details_score: float | None = None
     evidence: list[str] = field(default_factory=list)  # lines found by recovery tools
     recovery: list[str] = field(default_factory=list)  # recovery tools used for it
     stuck: tuple[str, ...] = ()  # what failed after its retries: "details" and/or "link"
@@ -119,13 +117,10 @@ class Workspace:
     sections: list[Section] | None = None  # the data sections, once retrieved
     all_sections: list[Section] = field(default_factory=list)
     references: list[Reference] | None = None
-    searches: dict[str, list[Hit]] = field(default_factory=dict)
-    pages_read: set[int] = field(default_factory=set)
     names: FoundNames | None = None
     datasets: dict[str, DatasetWork] = field(default_factory=dict)
     records: list[DatasetRecord] | None = None
     failures: list[str] = field(default_factory=list)
-    milestones: list[str] = field(default_factory=list)
     steps: int = 0
     tools_used: Counter[str] = field(default_factory=Counter)
 
@@ -400,8 +395,7 @@ class Episode(AgentController):
     def observe(self, step: str, target: str | None) -> StepInput:
         """S1's observation with the lessons compressed before they are injected."""
         params = super().observe(step, target)
-        return StepInput(max_sentences=params.max_sentences, lessons=compress_lessons(params.lessons),
-                         dataset=target)
+        return replace(params, lessons=compress_lessons(params.lessons))
 
 
 _DESCRIPTIONS: dict[type, str] = {}
@@ -439,7 +433,6 @@ class ParsePdf(Tool):
         episode.view = episode.agent.tools.call("parse", episode.paper)
         self.ws.parsed = True
         self.ws.all_sections = paper_sections(episode.paper)
-        self.ws.milestones.append("parsed")
         return (f"{len(episode.view.body)} sentences, {len(self.ws.all_sections)} sections, "
                 f"{len(episode.paper.links)} links, {len(episode.view.candidates)} candidate names; "
                 f"{episode.view.cues.describe()}")
@@ -452,7 +445,6 @@ class ReadPage(Tool):
 
     def __call__(self, page: int) -> str:
         paper, work = self.episode.paper, self.ws.current()
-        self.ws.pages_read.add(page)
         text = next((p.text for p in paper.pages if p.number == page), "")
         work.recovery.append(self.name)
         pattern = _any_name(work.names)
@@ -472,7 +464,7 @@ class RetrieveSection(Tool):
 
     def __call__(self, heading: str) -> str:
         ws, work = self.ws, self.ws.current() if self.ws.names is not None else None
-        sections = find_sections(self.episode.paper, heading)
+        sections = select_sections(ws.all_sections, heading)
         self.episode.agent.episode_counters.section_uses += 1
         if work is None:
             ws.sections = sections
@@ -521,7 +513,6 @@ class SearchKeywords(Tool):
 
     def __call__(self, keyword: str) -> str:
         hits = search_keywords(self.episode.paper, keyword)
-        self.ws.searches[keyword] = hits
         work = self.ws.current() if self.ws.names is not None else None
         if work is not None:
             work.recovery.append(self.name)
@@ -579,7 +570,6 @@ class ExtractDatasetNames(Tool):
         ws.datasets = {d.name: DatasetWork(d) for d in chosen}
         episode.view.aliases = {d.name: d.aliases for d in chosen}
         episode.plan += [f"details:{d.name}" for d in chosen]
-        ws.milestones.append(f"{len(chosen)} datasets")
         return f"{len(chosen)} datasets: {', '.join(d.name for d in chosen)}" if chosen else "nothing: no dataset kept"
 
 
@@ -598,7 +588,7 @@ class ExtractDetails(Tool):
             work.retried.add(self.name)
         details = episode.execute(episode.agent.steps["details"], DatasetDetails(), dataset)
         score = reflect_on_details(dataset, details).score
-        work.details, work.details_score = details, score
+        work.details = details
         if score < episode.options.quality_threshold:
             work.stuck = tuple(dict.fromkeys([*work.stuck, "details"]))
         elif "details" in work.stuck:
@@ -676,7 +666,6 @@ class NormaliseRecords(Tool):
         ws.records = [r.model_copy(update={"paper_refs": ws.refs}) for r in kept]
         episode.emit("result", "normalise", kept=[r.name for r in ws.records],
                      dropped=[{"name": n, "reason": why} for n, why in dropped], unfinished=unfinished)
-        ws.milestones.append("normalised")
         return f"{len(ws.records)} records; dropped {len(dropped)}; unfinished {len(unfinished)}"
 
 
@@ -704,7 +693,7 @@ def _add_evidence(work: DatasetWork, lines: list[str]) -> int:
 def _add_links(work: DatasetWork, candidates: list[LinkCandidate]) -> int:
     work.links = work.links or []
     known = {c.url for c in work.links}
-    new = [c for c in candidates if c.url not in known and not re.search(r"arxiv\.org/(abs|pdf)/", c.url)]
+    new = [c for c in candidates if c.url not in known and not is_self_link(c.url)]
     work.links.extend(new)
     return len(new)
 

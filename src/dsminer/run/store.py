@@ -120,9 +120,9 @@ class RunStore:
         """The manifest of this invocation; a resume keeps the first start time and MLflow run and adds the time
         it resumed."""
         manifest = {
-            "condition": settings.condition, "variant": settings.variant, "model": model.get("model"), "backend": model.get("kind"),
-            "api_base": model.get("api_base"), "config": settings.as_params(), "started_at": _now(),
-            "ended_at": None, "status": "running", "environment": dict(environment), "counts": {},
+            "condition": settings.condition, "variant": settings.variant, "model": model.get("model"),
+            "backend": model.get("kind"), "api_base": model.get("api_base"), "config": settings.as_params(),
+            "started_at": _now(), "ended_at": None, "status": "running", "environment": dict(environment), "counts": {},
             "metrics": {}, "failed_papers": [], "mlflow": {"tracking_uri": tracking_uri}, "resumed_at": [],
         }
         if previous:

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from dsminer.schema import DatasetRecord, normalize_name
-from dsminer.tools.links import canonical_url, links_for_name
+from dsminer.tools.links import availability_links, canonical_url, links_for_name
 from dsminer.tools.names import name_problem
-from dsminer.tools.pdf import PaperLink, ParsedPaper, Sentence, find_mention
+from dsminer.tools.pdf import ParsedPaper, Sentence, find_mention
 from dsminer.tools.records import is_self_link, spelled_link, url_names
 from dsminer.tools.references import Reference, references_for
 from dsminer.tools.sections import heading_title, is_data_section
@@ -20,7 +20,6 @@ from dsminer.tools.text import name_pattern
 
 SNIPPET_CHARS = 240
 MAX_HITS = 8
-_AVAILABILITY = re.compile(r"\b(?:available|download\w*|releas\w*|publicly|hosted|obtain\w*|access\w*)\b", re.I)
 _SQUEEZE = re.compile(r"[^0-9a-z]+")
 LinkSource = Literal["annotation", "text", "availability", "reference", "spelled", "catalog"]
 
@@ -61,9 +60,6 @@ class Section:
     page: int
     sentences: tuple[Sentence, ...]
 
-    def text(self, max_chars: int = 1500) -> str:
-        return " ".join(s.text for s in self.sentences)[:max_chars]
-
 
 def paper_sections(paper: ParsedPaper) -> list[Section]:
     """The paper's sections outside the reference list, in order (sentences before the first heading are
@@ -84,9 +80,13 @@ def paper_sections(paper: ParsedPaper) -> list[Section]:
 
 
 def find_sections(paper: ParsedPaper, heading: str) -> list[Section]:
-    """Sections whose title contains every word of `heading` (case-folded); "data" finds every section
+    """The paper's sections that `heading` selects (see `select_sections`)."""
+    return select_sections(paper_sections(paper), heading)
+
+
+def select_sections(sections: Sequence[Section], heading: str) -> list[Section]:
+    """Sections whose title contains every word of `heading` (case-folded); "data" selects every section
     where papers describe data and experiments."""
-    sections = paper_sections(paper)
     if heading.strip().casefold() in ("data", "datasets and experiments"):
         return [section for section in sections if is_data_section(section.title)]
     words = heading.casefold().split()
@@ -134,19 +134,6 @@ def search_links(paper: ParsedPaper, names: Sequence[str], other_names: Sequence
             if url:
                 add(url, "catalog", None, "the catalog's entry for this name")
     return list(found.values())
-
-
-def availability_links(paper: ParsedPaper) -> list[tuple[PaperLink, Sentence]]:
-    """The paper's URLs written in an availability statement ("available at", "can be downloaded from"), each
-    with its sentence: where a paper gives the link of what it releases."""
-    found = []
-    for sentence, in_refs in paper.indexed_sentences():
-        if in_refs or not _AVAILABILITY.search(sentence.text):
-            continue
-        squeezed = "".join(sentence.text.split())
-        found += [(link, sentence) for link in paper.links
-                  if link.page == sentence.page and "".join(link.url.split()) in squeezed]
-    return found
 
 
 @dataclass(frozen=True)

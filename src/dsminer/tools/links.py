@@ -27,6 +27,7 @@ _TRAILING = ".,;:!?)]}>'\"\u201d\u2019/"
 _FOOTNOTE_MARK = re.compile(r"[A-Za-z)\]]([1-9][0-9]?)(?!\w|\.\d)")
 _SHORT_PARAGRAPH_WORDS = 40
 _FOOTNOTE_REACH = 100  # characters after a mention in which its footnote mark may sit
+_AVAILABILITY = re.compile(r"\b(?:available|download\w*|releas\w*|publicly|hosted|obtain\w*|access\w*)\b", re.I)
 
 
 def _host(url: str) -> str:
@@ -159,4 +160,17 @@ def links_for_name(paper: ParsedPaper, names: Sequence[str]) -> list[PaperLink]:
             )
         if hit and link not in found:
             found.append(link)
+    return found
+
+
+def availability_links(paper: ParsedPaper) -> list[tuple[PaperLink, Sentence]]:
+    """The paper's URLs written in an availability statement ("available at", "can be downloaded from"), each
+    with its sentence: where a paper gives the link of what it releases."""
+    found = []
+    for sentence, in_refs in paper.indexed_sentences():
+        if in_refs or not _AVAILABILITY.search(sentence.text):
+            continue
+        squeezed = _squeeze(sentence.text)
+        found += [(link, sentence) for link in paper.links
+                  if link.page == sentence.page and _squeeze(link.url) in squeezed]
     return found
