@@ -7,6 +7,7 @@ from pathlib import Path
 
 import mlflow
 
+from dsminer.cli.optimize import is_sentence_gold
 from tests.fake_openai import FakeOpenAI, chat_fields, chat_reply, scripted
 from tests.scirex_docs import reef_doc
 from tests.test_cli_run import assert_one_line_error, corpus, invoke  # noqa: F401  (corpus is a fixture)
@@ -92,3 +93,14 @@ def test_optimize_errors_are_one_line(tmp_path, corpus):  # noqa: F811
                                  "--optimizer", "bootstrap", *common), "trains on SciREX documents")
     assert_one_line_error(invoke("run", str(corpus), "--program", str(tmp_path / "nope.json")),
                           "program file not found")
+
+
+def test_a_json_train_file_is_read_by_its_content(tmp_path):
+    train, _, _ = scirex_files(tmp_path)
+    sentences = {"documents": [{"body_text": [{"text": "We use ReefCount.", "annotation_spans": []}]}]}
+    (tmp_path / "sentences.json").write_text(json.dumps(sentences))
+    (tmp_path / "broken.json").write_text("{not json")
+    assert is_sentence_gold(tmp_path / "sentences.json")
+    assert not is_sentence_gold(train / "t1.json")  # one SciREX document
+    assert not is_sentence_gold(tmp_path / "broken.json")  # left to the SciREX reader's error
+    assert not is_sentence_gold(train)

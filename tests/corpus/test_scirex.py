@@ -42,6 +42,9 @@ def test_documents_load_from_a_folder_or_a_jsonl_file(tmp_path):
     lines = tmp_path / "dev.jsonl"
     lines.write_text("\n".join(json.dumps(reef_doc(f"doc-{i}")) for i in range(3)) + "\n")
     assert len(load_scirex(lines, limit=2)) == 2
+    one = tmp_path / "doc-x.json"
+    one.write_text(json.dumps(reef_doc("doc-x"), indent=1))  # one document, written over many lines
+    assert [p.gold.file for p in load_scirex(one)] == ["doc-x.txt"]
 
 
 @pytest.mark.parametrize("content, fragment", [("{not json", "not JSON"), ('{"doc_id": "x"}', "not a SciREX document")])

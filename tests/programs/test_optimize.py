@@ -157,3 +157,17 @@ def test_reflection_examples_are_names_results_of_known_quality_as_the_agent_sho
     # the first two results score 1.0 against the gold, so a judged 0.9 passes; the third (0.0) would not
     assert [demo.step_result.split(";")[0] for demo in compiled.demos] == ["kept: ReefCount, ImageNet",
                                                                            "kept: ReefCount"]
+
+
+def test_all_steps_read_each_dev_document_once(docs, monkeypatch):
+    import dsminer.programs.optimize as optimize
+
+    read = []
+    real = optimize.names_inputs
+    monkeypatch.setattr(optimize, "names_inputs",
+                        lambda paper, *args, **kwargs: read.append(paper.file_name) or real(paper, *args, **kwargs))
+    names, reflect, details = step_tasks("all", docs[:1], docs[1:], cap=5, demo_chars=1500)
+    assert [task.step for task in (names, reflect, details)] == ["names", "reflect", "details"]
+    # the training document twice (a demonstration's short context, the reflection's run context), the dev one once
+    assert sorted(read) == ["doc-kelp.txt", "doc-reef.txt", "doc-reef.txt"]
+    assert [ex.file for ex in names.devset] == ["doc-kelp.txt"] and len(reflect.devset) == 3

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 OPTIMIZER_HELP = ("labeled (the training examples' own answers as demonstrations; no model calls), bootstrap "
                   "(the model's answers that score well), mipro (instructions and demonstrations searched over "
                   "trials) or gepa (instructions evolved from the metric's feedback).")
-TRAIN_HELP = ("Training examples: SciREX documents (a folder of *.json or a .jsonl file), or for names a "
-              "sentence-level gold file (.json.gz, e.g. heddes2021).")
+TRAIN_HELP = ("Training examples: SciREX documents (a folder of *.json, one document's .json or a .jsonl "
+              "file), or for names a sentence-level gold file (.json.gz or .json, e.g. heddes2021).")
 BUDGET_HELP = "Bound on the work: training examples tried (bootstrap), trials (mipro), metric calls (gepa)."
 DEMO_CHARS_HELP = ("Context size of a training example (what a demonstration costs in the prompt); dev examples "
                    "read the run's.")
@@ -92,8 +92,17 @@ def excluded_documents(files: list[Path]) -> set[str]:
 
 
 def is_sentence_gold(path: Path) -> bool:
-    """Whether `--train` is a sentence-level gold file (Heddes et al., `.json` or `.json.gz`), not SciREX."""
-    return path.is_file() and path.name.endswith((".json.gz", ".json"))
+    """Whether `--train` is a sentence-level gold file (Heddes et al.: `.json.gz`, or a `.json` whose object
+    holds `documents`), not SciREX documents (a folder, a `.jsonl`, or one document's `.json`)."""
+    if not path.is_file() or not path.name.endswith((".json.gz", ".json")):
+        return False
+    if path.name.endswith(".gz"):
+        return True
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False  # the SciREX reader says what is wrong with it
+    return isinstance(data, dict) and "documents" in data
 
 
 def sentence_gold(path: Path, limit: int | None) -> list[SentenceExample]:

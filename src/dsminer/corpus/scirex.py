@@ -115,8 +115,11 @@ def read_document(doc: dict[str, Any]) -> ScirexPaper:
 
 
 def iter_documents(path: Path) -> Iterator[dict[str, Any]]:
-    """The raw documents of a SciREX folder of `*.json` files or a `.jsonl` file, in name / line order."""
-    if path.is_dir():
+    """The raw documents of a SciREX folder of `*.json` files, one document's `.json` file or a `.jsonl` file,
+    in name / line order."""
+    if path.is_file() and path.suffix == ".json":
+        yield _load(path.read_text(encoding="utf-8"), path)
+    elif path.is_dir():
         files = sorted(path.glob("*.json"))
         if not files:
             raise DsminerError(f"no SciREX documents (*.json) in {path}")

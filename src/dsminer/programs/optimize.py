@@ -173,15 +173,15 @@ def details_metric(example: dspy.Example, prediction: dspy.Prediction, trace: An
     return score if pred_name is None else dspy.Prediction(score=score, feedback=feedback)
 
 
-def reflect_examples(docs: Sequence[ScirexPaper], cap: int,
-                     catalog_kinds: Mapping[str, str] = {}) -> list[dspy.Example]:
+def reflect_examples(docs: Sequence[ScirexPaper], cap: int, catalog_kinds: Mapping[str, str] = {},
+                     names: Sequence[dspy.Example] | None = None) -> list[dspy.Example]:
     """Reflection examples: for each document, names results of known quality judged as the agent judges them
     (its summary of the step, the paper's benchmark cues, the rule issues). The results are the labelled
     answer, half of its datasets, and its other names given as datasets; `quality` is each result's names
-    score against the gold."""
+    score against the gold. `names` are the documents' names examples when already built."""
     read, step = ReadPaper(), NamesStep(dspy.Predict(ClassifyDatasetNames), cap)
     examples = []
-    for doc, example in zip(docs, names_examples(docs, catalog_kinds=catalog_kinds)):
+    for doc, example in zip(docs, names or names_examples(docs, catalog_kinds=catalog_kinds)):
         view = read(doc.paper)
         datasets = [Proposal(d["name"], "dataset", d["role"]) for d in example.names if d["kind"] == "dataset"]
         others = [Proposal(d["name"], "dataset", "used") for d in example.names if d["kind"] != "dataset"]
@@ -219,14 +219,14 @@ def step_tasks(module: str, train: Sequence[ScirexPaper], dev: Sequence[ScirexPa
     if module != "names" and not train:
         raise ConfigError(f"the {module} step trains on SciREX documents, not on sentences")
     tasks = []
+    dev_names = names_examples(dev, catalog_kinds=catalog_kinds) if module != "details" else []
     if module in ("names", "all"):
         trainset = (sentence_examples(train_sentences, catalog_kinds) if train_sentences else
                     names_examples(train, max_chars=demo_chars, catalog_kinds=catalog_kinds))
-        tasks.append(StepTask("names", trainset, names_examples(dev, catalog_kinds=catalog_kinds),
-                              names_metric([*train, *dev], cap), labeled=True))
+        tasks.append(StepTask("names", trainset, dev_names, names_metric([*train, *dev], cap), labeled=True))
     if module in ("reflect", "all"):
         tasks.append(StepTask("reflect", reflect_examples(train, cap, catalog_kinds),
-                              reflect_examples(dev, cap, catalog_kinds), reflect_metric, labeled=False))
+                              reflect_examples(dev, cap, catalog_kinds, dev_names), reflect_metric, labeled=False))
     if module in ("details", "all"):
         tasks.append(StepTask("details", details_examples(train), details_examples(dev), details_metric, labeled=False))
     return tasks
