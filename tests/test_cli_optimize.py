@@ -104,3 +104,25 @@ def test_a_json_train_file_is_read_by_its_content(tmp_path):
     assert not is_sentence_gold(train / "t1.json")  # one SciREX document
     assert not is_sentence_gold(tmp_path / "broken.json")  # left to the SciREX reader's error
     assert not is_sentence_gold(train)
+
+
+def test_the_optimisers_trial_scores_are_logged_per_trial(tmp_path):
+    from types import SimpleNamespace
+
+    from dsminer.cli.optimize import log_trials
+    from dsminer.run import tracking
+
+    # as MIPROv2 leaves them on its program (Evaluate's percentages), and as GEPA keeps its candidates' scores
+    mipro = SimpleNamespace(trial_logs={1: {"full_eval_score": 45.1, "full_eval_program": object()},
+                                        2: {"mb_score": 50.0}, 3: {"full_eval_score": 47.5}})
+    gepa = SimpleNamespace(detailed_results=SimpleNamespace(val_aggregate_scores=[0.404, 0.376]))
+    experiment_id = tracking.use_experiment(f"sqlite:///{tmp_path}/mlflow.db", "trials")
+    with mlflow.start_run(experiment_id=experiment_id) as run:
+        log_trials("names", mipro)
+        log_trials("details", gepa)
+    client = mlflow.MlflowClient()
+    history = {key: [(m.step, m.value) for m in client.get_metric_history(run.info.run_id, key)]
+               for key in ("names.trial_dev_score", "names.trial_minibatch_score", "details.trial_dev_score")}
+    assert sorted(history["names.trial_dev_score"]) == [(1, 0.451), (3, 0.475)]
+    assert history["names.trial_minibatch_score"] == [(2, 0.5)]
+    assert sorted(history["details.trial_dev_score"]) == [(0, 0.404), (1, 0.376)]

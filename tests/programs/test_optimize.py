@@ -71,7 +71,7 @@ def test_labeled_compile_keeps_demonstrations_that_show_both_decisions(docs):
     assert sorted(demo.file for demo in two.demos) == ["doc-kelp.txt", "doc-reef.txt"]
 
 
-def test_the_labeled_optimiser_refuses_a_step_without_labels(docs):
+def test_an_optimiser_that_cannot_run_is_refused_before_any_call(docs, monkeypatch):
     (task,) = step_tasks("details", docs, docs, cap=5, demo_chars=1500)
     with pytest.raises(ConfigError, match="needs labelled examples"):
         compile_step(task, "labeled", demos=2, budget=4, lm=DummyLM([]))
@@ -79,6 +79,9 @@ def test_the_labeled_optimiser_refuses_a_step_without_labels(docs):
         compile_step(task, "sgd", demos=2, budget=4, lm=DummyLM([]))
     with pytest.raises(ConfigError, match="unknown module"):
         step_tasks("everything", docs, docs, cap=5, demo_chars=1500)
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *args: None)  # optuna not installed
+    with pytest.raises(ConfigError, match="mipro optimiser needs optuna"):
+        compile_step(task, "mipro", demos=2, budget=4, lm=DummyLM([]))
 
 
 def test_bootstrap_keeps_the_answers_that_score_well(docs):
@@ -171,3 +174,19 @@ def test_all_steps_read_each_dev_document_once(docs, monkeypatch):
     # the training document twice (a demonstration's short context, the reflection's run context), the dev one once
     assert sorted(read) == ["doc-kelp.txt", "doc-reef.txt", "doc-reef.txt"]
     assert [ex.file for ex in names.devset] == ["doc-kelp.txt"] and len(reflect.devset) == 3
+
+
+def test_mipro_searches_instructions_and_demonstrations_over_its_trials(docs):
+    (task,) = step_tasks("reflect", docs, docs, cap=5, demo_chars=1500)
+    # one answer for every signature MIPROv2 calls: the step's own, the dataset and program summaries, the
+    # proposed instruction
+    answer = {"score": 0.9, "risks": [], "suggestions": [], "search_terms": [], "observations": "Papers.",
+              "summary": "Papers and the datasets they use.", "program_description": "Judges a step.",
+              "module_description": "Judges a step.", "proposed_instruction": "Judge the names step strictly."}
+    lm = DummyLM([answer] * 500)
+    with dspy.context(lm=lm):
+        compiled = compile_step(task, "mipro", demos=1, budget=2, lm=lm)
+    # the uncompiled program's full evaluation is trial 1, then the two trials of the budget
+    assert sorted(compiled.trial_logs) == [1, 2, 3]
+    assert all(trial["full_eval_score"] == 50.0 for trial in compiled.trial_logs.values())
+    assert compiled.signature.__name__ == "ReflectOnStep"

@@ -164,14 +164,16 @@ def compile_program(settings: Settings, module: str, optimizer: str, budget: int
 
 
 def log_trials(step: str, program: Any) -> None:
-    """The optimiser's per-trial dev scores, where it keeps them (MIPROv2's trial logs, GEPA's candidates)."""
+    """The optimiser's per-trial dev scores, where it keeps them: MIPROv2's trial logs (`dspy.Evaluate`'s
+    percentages, of the whole dev set or of a minibatch of it) and GEPA's candidates (from 0 to 1)."""
     import mlflow
 
     trials = getattr(program, "trial_logs", None) or {}
     for number, trial in sorted(trials.items()):
-        score = trial.get("full_eval_score") if isinstance(trial, dict) else None
-        if score is not None:
-            mlflow.log_metric(f"{step}.trial_dev_score", float(score) / 100 if score > 1 else float(score), step=number)
+        for key, metric in (("full_eval_score", "trial_dev_score"), ("mb_score", "trial_minibatch_score")):
+            score = trial.get(key) if isinstance(trial, dict) else None
+            if score is not None:
+                mlflow.log_metric(f"{step}.{metric}", round(float(score) / 100, 4), step=number)
     results = getattr(program, "detailed_results", None)
     for number, score in enumerate(getattr(results, "val_aggregate_scores", None) or []):
         mlflow.log_metric(f"{step}.trial_dev_score", float(score), step=number)

@@ -8,6 +8,7 @@ and lenient precision of the datasets the shared selection keeps; for details, c
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -249,9 +250,12 @@ def demo_pool(trainset: Sequence[dspy.Example], demos: int) -> list[dspy.Example
 
 
 def check_optimizer(optimizer: str, tasks: Sequence[StepTask]) -> None:
-    """Refuse, before any model call, an unknown optimiser, or the labeled one for a step without labels."""
+    """Refuse, before any model call, an unknown optimiser, mipro without its search library, or the labeled one
+    for a step without labels."""
     if optimizer not in OPTIMIZERS:
         raise ConfigError(f"unknown optimiser {optimizer!r} (optimisers: {', '.join(OPTIMIZERS)})")
+    if optimizer == "mipro" and importlib.util.find_spec("optuna") is None:
+        raise ConfigError("the mipro optimiser needs optuna, which is not installed: pip install 'optuna>=3.4'")
     unlabeled = [task.step for task in tasks if not task.labeled]
     if optimizer == "labeled" and unlabeled:
         raise ConfigError(f"the labeled optimiser needs labelled examples; the {unlabeled[0]} step has none "
