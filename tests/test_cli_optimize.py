@@ -51,6 +51,7 @@ def test_optimize_writes_a_program_that_run_loads_into_its_prompts(tmp_path, cor
         [mlflow.get_experiment_by_name("dsminer").experiment_id], "tags.kind = 'optimize'")
     assert compile_run.data.params["optimizer"] == "labeled" and compile_run.data.params["train_documents"] == "2"
     assert compile_run.data.metrics["names.dev_compiled"] == 1.0 and compile_run.data.metrics["names.demos"] == 1
+    assert compile_run.data.metrics["names.compile_lm_calls"] == 0 and "compiled with 0 model calls" in result.output
     assert mlflow.artifacts.load_dict(f"{compile_run.info.artifact_uri}/prog.json")["format"] == "dsminer-program/1"
 
     with FakeOpenAI(default=scripted) as fake:
@@ -126,3 +127,19 @@ def test_the_optimisers_trial_scores_are_logged_per_trial(tmp_path):
     assert sorted(history["names.trial_dev_score"]) == [(1, 0.451), (3, 0.475)]
     assert history["names.trial_minibatch_score"] == [(2, 0.5)]
     assert sorted(history["details.trial_dev_score"]) == [(0, 0.404), (1, 0.376)]
+
+
+def test_a_bootstrap_compile_counts_its_model_calls(tmp_path):
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    train, dev, exclude = scirex_files(tmp_path)
+    with FakeOpenAI(default=reef_names) as fake:
+        result = invoke("optimize", "--train", str(train), "--dev", str(dev), "--exclude", str(exclude),
+                        "--api-base", fake.api_base, "--model", "fake-model", "--optimizer", "bootstrap",
+                        "--budget", "2", "--demos", "1", "--out", str(tmp_path / "prog.json"), "--tracking-uri", uri)
+    assert result.exit_code == 0, result.output
+    # the two dev papers before and after, and the training papers tried until one demonstration passed
+    assert len(fake.requests) == 5 and "names: compiled with 1 model call (" in result.output
+    (compile_run,) = mlflow.MlflowClient(uri).search_runs(
+        [mlflow.get_experiment_by_name("dsminer").experiment_id], "tags.kind = 'optimize'")
+    assert compile_run.data.metrics["names.compile_lm_calls"] == 1
+    assert compile_run.data.metrics["names.compile_prompt_tokens"] > 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -134,6 +135,7 @@ def compile_program(settings: Settings, module: str, optimizer: str, budget: int
     from dsminer.programs.compiled import save_program
     from dsminer.programs.optimize import check_optimizer, compile_step, dev_score, step_tasks
     from dsminer.run import tracking
+    from dsminer.run.usage import UsageMeter
     from dsminer.tools.catalog import load_catalog_kinds
 
     tasks = step_tasks(module, train, dev, settings.max_records_per_paper, demo_chars,
@@ -149,12 +151,20 @@ def compile_program(settings: Settings, module: str, optimizer: str, budget: int
         compiled, scores = {}, {}
         for task in tasks:
             before = dev_score(task.student(), task, display_progress=True)
+            meter, started = UsageMeter(backend.lm), time.monotonic()
             compiled[task.step] = compile_step(task, optimizer, demos, budget, backend.lm)
+            cost, seconds = meter.take(), time.monotonic() - started
             after = dev_score(compiled[task.step], task, display_progress=True)
             scores[task.step] = (before, after)
             mlflow.log_metrics({f"{task.step}.dev_uncompiled": before, f"{task.step}.dev_compiled": after,
-                                f"{task.step}.demos": len(compiled[task.step].demos)})
+                                f"{task.step}.demos": len(compiled[task.step].demos),
+                                f"{task.step}.compile_lm_calls": cost.calls,
+                                f"{task.step}.compile_prompt_tokens": cost.prompt_tokens,
+                                f"{task.step}.compile_s": round(seconds, 1)})
             log_trials(task.step, compiled[task.step])
+            calls = f"{cost.calls} model call{'' if cost.calls == 1 else 's'}"
+            typer.echo(f"{task.step}: compiled with {calls} ({cost.prompt_tokens:,} prompt tokens) in {seconds:.0f} s, "
+                       "besides the two dev passes")
         meta = {**params, "model": backend.model, "backend": backend.kind, "dsminer": version("dsminer"),
                 "dev_scores": {step: {"uncompiled": b, "compiled": a} for step, (b, a) in scores.items()}}
         digest = save_program(out, compiled, meta)
