@@ -135,7 +135,7 @@ def compile_program(settings: Settings, module: str, optimizer: str, budget: int
     from dsminer.programs.compiled import save_program
     from dsminer.programs.optimize import check_optimizer, compile_step, dev_score, step_tasks
     from dsminer.run import tracking
-    from dsminer.run.usage import UsageMeter
+    from dsminer.run.usage import all_calls_meter
     from dsminer.tools.catalog import load_catalog_kinds
 
     tasks = step_tasks(module, train, dev, settings.max_records_per_paper, demo_chars,
@@ -151,7 +151,7 @@ def compile_program(settings: Settings, module: str, optimizer: str, budget: int
         compiled, scores = {}, {}
         for task in tasks:
             before = dev_score(task.student(), task, display_progress=True)
-            meter, started = UsageMeter(backend.lm), time.monotonic()
+            meter, started = all_calls_meter(), time.monotonic()
             compiled[task.step] = compile_step(task, optimizer, demos, budget, backend.lm)
             cost, seconds = meter.take(), time.monotonic() - started
             after = dev_score(compiled[task.step], task, display_progress=True)

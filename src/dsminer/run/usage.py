@@ -53,3 +53,13 @@ class UsageMeter:
         waited, self.waited = self.waited, self._waited()
         used.model_s = self.waited - waited
         return used
+
+
+def all_calls_meter() -> UsageMeter:
+    """A meter over every LM call of the process, an LM's copies included (DSPy's global history): an optimiser
+    also calls copies of the LM it is given (MIPROv2's instruction proposer does), whose histories are their own."""
+    from types import SimpleNamespace
+
+    from dspy.clients.base_lm import GLOBAL_HISTORY
+
+    return UsageMeter(SimpleNamespace(history=GLOBAL_HISTORY))
