@@ -4,6 +4,7 @@ import gzip
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import mlflow
 
@@ -31,17 +32,24 @@ def scirex_files(tmp_path: Path) -> tuple[Path, Path, Path]:
     return train, dev, exclude
 
 
-def test_optimize_writes_a_program_that_run_loads_into_its_prompts(tmp_path, corpus, monkeypatch):  # noqa: F811
-    monkeypatch.chdir(tmp_path)
-    uri = f"sqlite:///{tmp_path}/mlflow.db"
+def compile_labeled(tmp_path: Path, uri: str) -> tuple[Any, list[dict], Path]:
+    """`optimize` of the names step with one labelled demonstration into prog.json: the result, the requests
+    the fake server got and the dev file."""
     train, dev, exclude = scirex_files(tmp_path)
     with FakeOpenAI(default=reef_names) as fake:
         result = invoke("optimize", "--train", str(train), "--dev", str(dev), "--exclude", str(exclude),
                         "--api-base", fake.api_base, "--model", "fake-model", "--demos", "1",
                         "--out", "prog.json", "--tracking-uri", uri)
     assert result.exit_code == 0, result.output
+    return result, fake.requests, dev
+
+
+def test_optimize_writes_a_program_that_run_loads_into_its_prompts(tmp_path, corpus, monkeypatch):  # noqa: F811
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    result, requests, _ = compile_labeled(tmp_path, uri)
     assert "names: dev score 1.000 uncompiled, 1.000 compiled (labeled)" in result.output
-    assert len(fake.requests) == 4  # two dev papers, before and after; the labeled optimiser calls no model
+    assert len(requests) == 4  # two dev papers, before and after; the labeled optimiser calls no model
     saved = json.loads(Path("prog.json").read_text())
     assert saved["meta"]["model"] == "fake-model" and saved["meta"]["excluded_documents"] == 1
     assert saved["meta"]["dev_scores"] == {"names": {"uncompiled": 1.0, "compiled": 1.0}}
@@ -143,3 +151,27 @@ def test_a_bootstrap_compile_counts_its_model_calls(tmp_path):
         [mlflow.get_experiment_by_name("dsminer").experiment_id], "tags.kind = 'optimize'")
     assert compile_run.data.metrics["names.compile_lm_calls"] == 1
     assert compile_run.data.metrics["names.compile_prompt_tokens"] > 0
+
+
+def test_score_program_scores_a_program_file_against_the_uncompiled_step(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    dev = compile_labeled(tmp_path, uri)[2]
+    with FakeOpenAI(default=reef_names) as fake:
+        result = invoke("score-program", "prog.json", "--dev", str(dev), "--dev-skip", "1",
+                        "--api-base", fake.api_base, "--model", "fake-model", "--tracking-uri", uri)
+    assert result.exit_code == 0, result.output
+    assert ("names: dev score 1.000 uncompiled, 1.000 with prog.json (compiled at 1.000 on its own dev set) "
+            "on 1 document") in result.output
+    uncompiled, loaded = (json.dumps(request["messages"]) for request in fake.requests)
+    assert uncompiled.count(DEMO_SENTENCE) == 1 and loaded.count(DEMO_SENTENCE) == 2  # the paper, and the demo
+    (score_run,) = mlflow.MlflowClient(uri).search_runs(
+        [mlflow.get_experiment_by_name("dsminer").experiment_id], "tags.kind = 'score-program'")
+    assert score_run.data.params["program_sha256"] == hashlib.sha256(Path("prog.json").read_bytes()).hexdigest()
+    assert score_run.data.params["dev_documents"] == "1" and score_run.data.params["dev_skip"] == "1"
+    assert score_run.data.metrics == {"names.dev_uncompiled": 1.0, "names.dev_compiled": 1.0}
+
+    assert_one_line_error(invoke("score-program", "prog.json", "--dev", str(dev), "--dev-skip", "2",
+                                 "--api-base", "http://127.0.0.1:9/v1"), "no SciREX documents to use")
+    assert_one_line_error(invoke("score-program", "nope.json", "--dev", str(dev), "--api-base",
+                                 "http://127.0.0.1:9/v1"), "program file not found")

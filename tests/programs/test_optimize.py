@@ -190,3 +190,9 @@ def test_mipro_searches_instructions_and_demonstrations_over_its_trials(docs):
     assert sorted(compiled.trial_logs) == [1, 2, 3]
     assert all(trial["full_eval_score"] == 50.0 for trial in compiled.trial_logs.values())
     assert compiled.signature.__name__ == "ReflectOnStep"
+
+
+def test_without_training_documents_the_tasks_hold_dev_examples_only(docs):
+    tasks = step_tasks("all", [], docs, cap=5, demo_chars=0)
+    assert [task.step for task in tasks] == ["names", "reflect", "details"]
+    assert all(not task.trainset and task.devset for task in tasks)

@@ -16,6 +16,7 @@ from dsminer.errors import ConfigError
 
 if TYPE_CHECKING:
     from dsminer.corpus.scirex import ScirexPaper
+    from dsminer.programs.compiled import CompiledProgram
     from dsminer.evaluation.sentence_gold import SentenceExample
 
 OPTIMIZER_HELP = ("labeled (the training examples' own answers as demonstrations; no model calls), bootstrap "
@@ -31,8 +32,25 @@ EXCLUDE_HELP = ("JSONL whose rows name documents never to use (scirex_doc_id or 
                 "manifest: papers you test on must not be compiled on.")
 
 
+DEV_SKIP_HELP = ("Leave out the first N dev documents (those a compile chose its program on), to score on "
+                 "documents it never saw.")
+
+# the options both commands take
+ExcludeOption = Annotated[Optional[list[Path]], typer.Option("--exclude", help=EXCLUDE_HELP)]
+CatalogOption = Annotated[Optional[Path], typer.Option("--catalog", help=CATALOG_HELP)]
+ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="TOML settings file, as for run.")]
+BackendOption = Annotated[Optional[str], typer.Option("--backend", help="local (embedded model, default) or openai.")]
+ApiBaseOption = Annotated[Optional[str], typer.Option("--api-base", help="OpenAI-compatible endpoint (implies --backend "
+                                                                       "openai).")]
+ModelOption = Annotated[Optional[str], typer.Option("--model", help="Served model name (openai) or alias (local).")]
+TrackingOption = Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")]
+ExperimentOption = Annotated[Optional[str], typer.Option("--experiment", help="MLflow experiment name (default "
+                                                                             "dsminer).")]
+
+
 def register(app: typer.Typer) -> None:
     app.command("optimize")(optimize)
+    app.command("score-program")(score_program)
 
 
 def optimize(
@@ -43,17 +61,17 @@ def optimize(
     budget: Annotated[int, typer.Option("--budget", min=1, help=BUDGET_HELP)] = 16,
     demos: Annotated[int, typer.Option("--demos", min=0, help="Demonstrations per step, at most.")] = 2,
     demo_chars: Annotated[int, typer.Option("--demo-chars", min=200, help=DEMO_CHARS_HELP)] = 1500,
-    exclude: Annotated[Optional[list[Path]], typer.Option("--exclude", help=EXCLUDE_HELP)] = None,
+    exclude: ExcludeOption = None,
     train_limit: Annotated[Optional[int], typer.Option("--train-limit", min=1, help="Use the first N training documents.")] = None,
     dev_limit: Annotated[Optional[int], typer.Option("--dev-limit", min=1, help="Score on the first N dev documents.")] = None,
-    catalog: Annotated[Optional[Path], typer.Option("--catalog", help=CATALOG_HELP)] = None,
+    catalog: CatalogOption = None,
     out: Annotated[Path, typer.Option("--out", help="Program file to write (JSON).")] = Path("programs/compiled.json"),
-    config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file, as for run.")] = None,
-    backend: Annotated[Optional[str], typer.Option("--backend", help="local (embedded model, default) or openai.")] = None,
-    api_base: Annotated[Optional[str], typer.Option("--api-base", help="OpenAI-compatible endpoint (implies --backend openai).")] = None,
-    model: Annotated[Optional[str], typer.Option("--model", help="Served model name (openai) or alias (local).")] = None,
-    tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
-    experiment: Annotated[Optional[str], typer.Option("--experiment", help="MLflow experiment name (default dsminer).")] = None,
+    config: ConfigOption = None,
+    backend: BackendOption = None,
+    api_base: ApiBaseOption = None,
+    model: ModelOption = None,
+    tracking_uri: TrackingOption = None,
+    experiment: ExperimentOption = None,
 ) -> None:
     """Compile a step for the configured model: score it on the dev documents, compile it on the training
     documents, score it again, and write the program file (`run --program FILE` loads it into any condition).
@@ -71,6 +89,69 @@ def optimize(
     for step, (before, after) in scores.items():
         typer.echo(f"{step}: dev score {before:.3f} uncompiled, {after:.3f} compiled ({optimizer})")
     typer.echo(f"program: {out} (run --program {out})")
+
+
+def score_program(
+    program: Annotated[Path, typer.Argument(help="Program file written by `dsminer optimize`.")],
+    dev: Annotated[Path, typer.Option("--dev", help="SciREX dev documents (.jsonl or folder).")],
+    exclude: ExcludeOption = None,
+    dev_skip: Annotated[int, typer.Option("--dev-skip", min=0, help=DEV_SKIP_HELP)] = 0,
+    dev_limit: Annotated[Optional[int], typer.Option("--dev-limit", min=1, help="Score on N dev documents.")] = None,
+    catalog: CatalogOption = None,
+    config: ConfigOption = None,
+    backend: BackendOption = None,
+    api_base: ApiBaseOption = None,
+    model: ModelOption = None,
+    tracking_uri: TrackingOption = None,
+    experiment: ExperimentOption = None,
+) -> None:
+    """Score each step of a program file against the uncompiled step on dev documents, with the optimiser's
+    metric: whether a program still helps on documents it was not chosen on, or with another model. The scores
+    are an MLflow run (tag kind=score-program) with the program file's hash."""
+    with user_errors():
+        from dsminer.programs.compiled import load_program
+
+        settings = load_settings(config, tracking_uri=tracking_uri, experiment=experiment, catalog_dir=catalog,
+                                 backend=backend_flags(backend, api_base, model))
+        compiled = load_program(program)
+        dev_docs = documents(dev, excluded_documents(exclude or []), dev_limit, dev_skip)
+        scores = score_steps(settings, compiled, dev_docs, {"dev": str(dev), "dev_skip": dev_skip})
+    recorded = compiled.meta.get("dev_scores") or {}
+    for step, (before, after) in scores.items():
+        was = recorded.get(step, {}).get("compiled")
+        note = f" (compiled at {was:.3f} on its own dev set)" if isinstance(was, (int, float)) else ""
+        typer.echo(f"{step}: dev score {before:.3f} uncompiled, {after:.3f} with {program.name}{note} "
+                   f"on {len(dev_docs)} document{'' if len(dev_docs) == 1 else 's'}")
+
+
+def score_steps(settings: Settings, compiled: CompiledProgram, dev: list[ScirexPaper],
+                sources: dict[str, Any]) -> dict[str, tuple[float, float]]:
+    """Dev scores of each step of `compiled`, uncompiled and with the program, under an MLflow run."""
+    import mlflow
+
+    from dsminer.programs.compiled import apply_step, program_params
+    from dsminer.programs.optimize import dev_score, step_tasks
+    from dsminer.run import tracking
+    from dsminer.tools.catalog import load_catalog_kinds
+
+    kinds = load_catalog_kinds(settings.catalog_dir)
+    tasks = [task for step in compiled.steps for task in step_tasks(
+        step, [], dev, settings.max_records_per_paper, 0, kinds)]
+    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
+    scores = {}
+    with configured_backend(settings) as backend, mlflow.start_run(
+            run_name=f"score-{compiled.path.stem}", experiment_id=experiment_id, tags={"kind": "score-program"}):
+        mlflow.log_params({**program_params(compiled), **sources, "dev_documents": len(dev),
+                           "catalog": str(settings.catalog_dir), "backend.model": backend.model,
+                           "backend.kind": backend.kind, "program_model": compiled.meta.get("model", "unknown")})
+        for task in tasks:
+            before = dev_score(task.student(), task, display_progress=True)
+            loaded = task.student()
+            apply_step(loaded, task.step, compiled.steps[task.step])
+            after = dev_score(loaded, task, display_progress=True)
+            scores[task.step] = (before, after)
+            mlflow.log_metrics({f"{task.step}.dev_uncompiled": before, f"{task.step}.dev_compiled": after})
+    return scores
 
 
 def excluded_documents(files: list[Path]) -> set[str]:
@@ -114,11 +195,11 @@ def sentence_gold(path: Path, limit: int | None) -> list[SentenceExample]:
     return sample_examples(sentences, limit) if limit else sentences
 
 
-def documents(path: Path, excluded: set[str], limit: int | None) -> list[ScirexPaper]:
-    """The SciREX documents at `path` outside `excluded`, the first `limit` of them; at least one."""
+def documents(path: Path, excluded: set[str], limit: int | None, skip: int = 0) -> list[ScirexPaper]:
+    """The SciREX documents at `path` outside `excluded`, `limit` of them after the first `skip`; at least one."""
     from dsminer.corpus.scirex import load_scirex
 
-    docs = load_scirex(path, limit, excluded)
+    docs = load_scirex(path, None if limit is None else skip + limit, excluded)[skip:]
     if not docs:
         raise ConfigError(f"no SciREX documents to use in {path}")
     return docs

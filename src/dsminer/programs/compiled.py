@@ -142,11 +142,15 @@ def apply_program(module: dspy.Module, program: CompiledProgram) -> list[str]:
     applied = []
     for step, compiled in program.steps.items():
         predictor = getattr(module, STEPS[step][0], None)
-        if not isinstance(predictor, dspy.Predict):
-            continue
-        predictor.signature = predictor.signature.with_instructions(compiled.instructions)
-        extra = {name: "" for name in predictor.signature.input_fields if name not in STEPS[step][1].input_fields}
-        predictor.demos = [dspy.Example(**extra, **demo) for demo in compiled.demos]
-        applied.append(step)
+        if isinstance(predictor, dspy.Predict):
+            apply_step(predictor, step, compiled)
+            applied.append(step)
     log.info("program %s: compiled %s", program.path, ", ".join(applied) or "no step of this condition")
     return applied
+
+
+def apply_step(predictor: dspy.Predict, step: str, compiled: CompiledStep) -> None:
+    """Give `predictor` (the `step`'s, of any condition) the compiled instructions and demonstrations."""
+    predictor.signature = predictor.signature.with_instructions(compiled.instructions)
+    extra = {name: "" for name in predictor.signature.input_fields if name not in STEPS[step][1].input_fields}
+    predictor.demos = [dspy.Example(**extra, **demo) for demo in compiled.demos]

@@ -214,10 +214,11 @@ def step_tasks(module: str, train: Sequence[ScirexPaper], dev: Sequence[ScirexPa
                train_sentences: Sequence[SentenceExample] = ()) -> list[StepTask]:
     """The steps `module` names (`all`: names, reflect and details), with their examples and metrics. Training
     examples, the demonstrations' source, read a context of about `demo_chars`; dev examples the run's.
-    With `train_sentences` (sentence-level gold), the names step trains on those sentences instead."""
+    With `train_sentences` (sentence-level gold), the names step trains on those sentences instead; with
+    neither, the tasks have dev examples only (to score a program)."""
     if module not in MODULES:
         raise ConfigError(f"unknown module {module!r} (modules: {', '.join(MODULES)})")
-    if module != "names" and not train:
+    if module != "names" and train_sentences:
         raise ConfigError(f"the {module} step trains on SciREX documents, not on sentences")
     tasks = []
     dev_names = names_examples(dev, catalog_kinds=catalog_kinds) if module != "details" else []
