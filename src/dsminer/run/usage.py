@@ -32,12 +32,12 @@ class UsageMeter:
     waited when it counts them (`dsminer.backend.lm.TimedLM`).
 
     The history is capped (old entries drop off the front), so the meter remembers the last entry
-    it saw rather than an index.
+    it saw rather than an index. `history` reads another history than the LM's (then `lm` may be None).
     """
 
-    def __init__(self, lm: Any) -> None:
+    def __init__(self, lm: Any, history: list[dict[str, Any]] | None = None) -> None:
         self.lm = lm
-        self.history: list[dict[str, Any]] = lm.history
+        self.history: list[dict[str, Any]] = lm.history if history is None else history
         self.last = self.history[-1] if self.history else None
         self.waited = self._waited()
 
@@ -58,8 +58,6 @@ class UsageMeter:
 def all_calls_meter() -> UsageMeter:
     """A meter over every LM call of the process, an LM's copies included (DSPy's global history): an optimiser
     also calls copies of the LM it is given (MIPROv2's instruction proposer does), whose histories are their own."""
-    from types import SimpleNamespace
-
     from dspy.clients.base_lm import GLOBAL_HISTORY
 
-    return UsageMeter(SimpleNamespace(history=GLOBAL_HISTORY))
+    return UsageMeter(None, GLOBAL_HISTORY)
