@@ -3,10 +3,11 @@ import json
 import dspy
 import pytest
 
-from dsminer.config import Settings
+from dsminer.config import DEFAULT_LOCAL_MODEL, Settings
 from dsminer.errors import ConfigError
 from dsminer.programs.compiled import (
     apply_program,
+    bundled_program_path,
     load_program,
     program_params,
     resolve_program,
@@ -95,3 +96,16 @@ def test_a_bundled_program_is_the_default_model_s_default_and_other_models_run_u
     assert build_program(Settings(condition="s0", program="none")).compiled is None
     openai = Settings(condition="s0", backend={"kind": "openai", "api_base": "http://127.0.0.1:9/v1", "model": "m"})
     assert build_program(openai).compiled is None
+
+
+def test_the_bundled_program_fits_this_version_s_signatures_and_beat_the_uncompiled_steps():
+    path = bundled_program_path()
+    assert path is not None
+    program = load_program(path)  # refused if a signature changed since it was compiled: compile it again
+    assert program.meta["model"] == DEFAULT_LOCAL_MODEL and program.meta["backend"] == "local"
+    assert program.steps and all(step.demos for step in program.steps.values())
+    for step in program.steps:
+        for scores in (program.meta["dev_scores"][step], program.meta["held_out_scores"][step]):
+            assert scores["compiled"] > scores["uncompiled"]
+    agent = build_program(Settings(condition="s1b", agent={"memory": False}))
+    assert agent.compiled.path == path and len(agent.reflector.demos) == len(program.steps["reflect"].demos)
