@@ -2,6 +2,7 @@ import dspy
 import pytest
 from dspy.utils import DummyLM
 
+import dsminer.programs.optimize as optimize
 from dsminer.corpus.scirex import read_document
 from dsminer.errors import ConfigError
 from dsminer.evaluation.sentence_gold import SentenceExample
@@ -29,6 +30,16 @@ def plain_doc(doc_id: str) -> dict:
           [("SegNet", "Method"), ("KelpScenes corpus", "Material")]),
          ("KelpScenes holds 500 images .", [("KelpScenes", "Material")])],
     ], {"KelpScenes": ["KelpScenes corpus", "KelpScenes"]})
+
+
+@pytest.fixture
+def names_reads(monkeypatch):
+    """The files whose names inputs are built, in order (`names_inputs` recorded)."""
+    read = []
+    real = optimize.names_inputs
+    monkeypatch.setattr(optimize, "names_inputs",
+                        lambda paper, *args, **kwargs: read.append(paper.file_name) or real(paper, *args, **kwargs))
+    return read
 
 
 @pytest.fixture
@@ -162,13 +173,8 @@ def test_reflection_examples_are_names_results_of_known_quality_as_the_agent_sho
                                                                            "kept: ReefCount"]
 
 
-def test_all_steps_read_each_dev_document_once(docs, monkeypatch):
-    import dsminer.programs.optimize as optimize
-
-    read = []
-    real = optimize.names_inputs
-    monkeypatch.setattr(optimize, "names_inputs",
-                        lambda paper, *args, **kwargs: read.append(paper.file_name) or real(paper, *args, **kwargs))
+def test_all_steps_read_each_dev_document_once(docs, names_reads):
+    read = names_reads
     names, reflect, details = step_tasks("all", docs[:1], docs[1:], cap=5, demo_chars=1500)
     assert [task.step for task in (names, reflect, details)] == ["names", "reflect", "details"]
     # the training document twice (a demonstration's short context, the reflection's run context), the dev one once
@@ -196,3 +202,12 @@ def test_without_training_documents_the_tasks_hold_dev_examples_only(docs):
     tasks = step_tasks("all", [], docs, cap=5, demo_chars=0)
     assert [task.step for task in tasks] == ["names", "reflect", "details"]
     assert all(not task.trainset and task.devset for task in tasks)
+
+
+def test_a_collection_of_steps_builds_the_dev_names_inputs_once(docs, names_reads):
+    read = names_reads
+    tasks = step_tasks(("reflect", "names"), [], docs, cap=5, demo_chars=0)
+    assert [task.step for task in tasks] == ["names", "reflect"]
+    assert sorted(read) == sorted(doc.paper.file_name for doc in docs)
+    with pytest.raises(ConfigError, match="unknown module 'everything'"):
+        step_tasks(("names", "everything"), [], docs, cap=5, demo_chars=0)

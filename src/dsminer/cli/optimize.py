@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -15,9 +17,10 @@ from dsminer.config import Settings, load_settings
 from dsminer.errors import ConfigError
 
 if TYPE_CHECKING:
+    from dsminer.backend.lm import Backend
     from dsminer.corpus.scirex import ScirexPaper
-    from dsminer.programs.compiled import CompiledProgram
     from dsminer.evaluation.sentence_gold import SentenceExample
+    from dsminer.programs.compiled import CompiledProgram
 
 OPTIMIZER_HELP = ("labeled (the training examples' own answers as demonstrations; no model calls), bootstrap "
                   "(the model's answers that score well), mipro (instructions and demonstrations searched over "
@@ -131,19 +134,14 @@ def score_steps(settings: Settings, compiled: CompiledProgram, dev: list[ScirexP
 
     from dsminer.programs.compiled import apply_step, program_params
     from dsminer.programs.optimize import dev_score, step_tasks
-    from dsminer.run import tracking
     from dsminer.tools.catalog import load_catalog_kinds
 
-    kinds = load_catalog_kinds(settings.catalog_dir)
-    tasks = [task for step in compiled.steps for task in step_tasks(
-        step, [], dev, settings.max_records_per_paper, 0, kinds)]
-    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
+    tasks = step_tasks(tuple(compiled.steps), [], dev, settings.max_records_per_paper, 0,
+                       load_catalog_kinds(settings.catalog_dir))
+    params = {**program_params(compiled), **sources, "dev_documents": len(dev), "catalog": str(settings.catalog_dir),
+              "program_model": compiled.meta.get("model", "unknown")}
     scores = {}
-    with configured_backend(settings) as backend, mlflow.start_run(
-            run_name=f"score-{compiled.path.stem}", experiment_id=experiment_id, tags={"kind": "score-program"}):
-        mlflow.log_params({**program_params(compiled), **sources, "dev_documents": len(dev),
-                           "catalog": str(settings.catalog_dir), "backend.model": backend.model,
-                           "backend.kind": backend.kind, "program_model": compiled.meta.get("model", "unknown")})
+    with backend_run(settings, f"score-{compiled.path.stem}", "score-program", params):
         for task in tasks:
             before = dev_score(task.student(), task, display_progress=True)
             loaded = task.student()
@@ -215,20 +213,16 @@ def compile_program(settings: Settings, module: str, optimizer: str, budget: int
 
     from dsminer.programs.compiled import save_program
     from dsminer.programs.optimize import check_optimizer, compile_step, dev_score, step_tasks
-    from dsminer.run import tracking
     from dsminer.run.usage import all_calls_meter
     from dsminer.tools.catalog import load_catalog_kinds
 
     tasks = step_tasks(module, train, dev, settings.max_records_per_paper, demo_chars,
                        load_catalog_kinds(settings.catalog_dir), sentences or ())
     check_optimizer(optimizer, tasks)
-    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
     params = {"module": module, "optimizer": optimizer, "budget": budget, "demos": demos, "demo_chars": demo_chars,
               "train_documents": len(train), "dev_documents": len(dev),
               "catalog": str(settings.catalog_dir), **sources}
-    with configured_backend(settings) as backend, mlflow.start_run(
-            run_name=f"optimize-{module}-{optimizer}", experiment_id=experiment_id, tags={"kind": "optimize"}):
-        mlflow.log_params({**params, "backend.model": backend.model, "backend.kind": backend.kind})
+    with backend_run(settings, f"optimize-{module}-{optimizer}", "optimize", params) as backend:
         compiled, scores = {}, {}
         for task in tasks:
             before = dev_score(task.student(), task, display_progress=True)
@@ -252,6 +246,20 @@ def compile_program(settings: Settings, module: str, optimizer: str, budget: int
         mlflow.log_param("program_sha256", digest)
         mlflow.log_artifact(str(out))
     return scores
+
+
+@contextmanager
+def backend_run(settings: Settings, name: str, kind: str, params: dict[str, Any]) -> Iterator[Backend]:
+    """The configured backend, open, inside an MLflow run tagged `kind` that holds `params` and the model's."""
+    import mlflow
+
+    from dsminer.run import tracking
+
+    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
+    with configured_backend(settings) as backend, mlflow.start_run(
+            run_name=name, experiment_id=experiment_id, tags={"kind": kind}):
+        mlflow.log_params({**params, "backend.model": backend.model, "backend.kind": backend.kind})
+        yield backend
 
 
 def log_trials(step: str, program: Any) -> None:

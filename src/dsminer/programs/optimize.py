@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,27 +209,31 @@ def reflect_metric(example: dspy.Example, prediction: dspy.Prediction, trace: An
     return dspy.Prediction(score=value, feedback="\n".join(feedback))
 
 
-def step_tasks(module: str, train: Sequence[ScirexPaper], dev: Sequence[ScirexPaper], cap: int,
+def step_tasks(module: str | Collection[str], train: Sequence[ScirexPaper], dev: Sequence[ScirexPaper], cap: int,
                demo_chars: int, catalog_kinds: Mapping[str, str] = {},
                train_sentences: Sequence[SentenceExample] = ()) -> list[StepTask]:
-    """The steps `module` names (`all`: names, reflect and details), with their examples and metrics. Training
-    examples, the demonstrations' source, read a context of about `demo_chars`; dev examples the run's.
+    """The steps `module` names (a step, `all`: names, reflect and details, or a collection of steps), with their
+    examples and metrics. Training examples, the demonstrations' source, read a context of about `demo_chars`;
+    dev examples the run's; the dev documents' names inputs are built once for the steps that read them.
     With `train_sentences` (sentence-level gold), the names step trains on those sentences instead; with
     neither, the tasks have dev examples only (to score a program)."""
-    if module not in MODULES:
-        raise ConfigError(f"unknown module {module!r} (modules: {', '.join(MODULES)})")
-    if module != "names" and train_sentences:
-        raise ConfigError(f"the {module} step trains on SciREX documents, not on sentences")
+    steps = set(STEPS) if module == "all" else {module} if isinstance(module, str) else set(module)
+    unknown = sorted(steps - set(STEPS))
+    if unknown:
+        raise ConfigError(f"unknown module {unknown[0]!r} (modules: {', '.join(MODULES)})")
+    trained_on_documents = sorted(steps - {"names"})
+    if trained_on_documents and train_sentences:
+        raise ConfigError(f"the {trained_on_documents[0]} step trains on SciREX documents, not on sentences")
     tasks = []
-    dev_names = names_examples(dev, catalog_kinds=catalog_kinds) if module != "details" else []
-    if module in ("names", "all"):
+    dev_names = names_examples(dev, catalog_kinds=catalog_kinds) if steps & {"names", "reflect"} else []
+    if "names" in steps:
         trainset = (sentence_examples(train_sentences, catalog_kinds) if train_sentences else
                     names_examples(train, max_chars=demo_chars, catalog_kinds=catalog_kinds))
         tasks.append(StepTask("names", trainset, dev_names, names_metric([*train, *dev], cap), labeled=True))
-    if module in ("reflect", "all"):
+    if "reflect" in steps:
         tasks.append(StepTask("reflect", reflect_examples(train, cap, catalog_kinds),
                               reflect_examples(dev, cap, catalog_kinds, dev_names), reflect_metric, labeled=False))
-    if module in ("details", "all"):
+    if "details" in steps:
         tasks.append(StepTask("details", details_examples(train), details_examples(dev), details_metric, labeled=False))
     return tasks
 
