@@ -134,6 +134,20 @@ def test_defined_as_non_dataset(name, text, code):
     assert (found[0] if found else None) == code
 
 
+@pytest.mark.parametrize("text, code", [
+    ("Our model, the Gated-Attention (GA) Reader, is new. The GA reader wins. The GA module helps. GA is fast.",
+     "model_head"),
+    ("The GA Reader is new. GA wins on GA. GA helps. GA is fast. GA again. GA once more. GA at last.", None),
+    ("The GA Reader is new. The GA reader wins. We release the GA dataset.", None),
+    ("The GA Reader is new, and GA is fast.", None),
+])
+def test_written_as_model(text, code):
+    from dsminer.tools.names import written_as_model
+
+    found = written_as_model("GA", text)
+    assert (found[0] if found else None) == code
+
+
 def test_mentions_outside_longer_names():
     text = "We use the WIDER FACE dataset. WIDER FACE has easy, medium and hard sets. FACE alone is rare."
     assert mentions_outside("FACE", ["WIDER FACE", "FACE"], text) == 1

@@ -128,6 +128,15 @@ def test_an_acronym_the_paper_defines_as_a_model_or_task_is_not_a_dataset():
     assert dict(selection.dropped) == {"BM": "defined", "DQA": "defined"}
 
 
+def test_a_name_the_paper_writes_as_a_model_is_not_a_dataset():
+    sentences = ["The KiteNet Reader is trained on the OrcaSet dataset.", "The KiteNet model beats BERT on OrcaSet data.",
+                 "KiteNet results on the OrcaSet benchmark are best."]
+    proposals = [Proposal("KiteNet", role="created"), Proposal("OrcaSet")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert [d.name for d in selection.chosen] == ["OrcaSet"]
+    assert dict(selection.dropped) == {"KiteNet": "model_head"}
+
+
 def test_a_name_written_before_a_split_is_data():
     sentences = ["10% of the KiteQA training set was held out for validation.", "KiteQA has short stories.",
                  "The Songbird test accuracy is 90% on the test set.", "It test data ran slowly."]

@@ -69,6 +69,18 @@ _NOT_DATA_HEAD = re.compile(
 _SUFFIX = re.compile(
     r"\b(?:model|network|classifier|encoder|decoder|loss|score|metric|accuracy|architecture|algorithm)s?$", re.I
 )
+# A word written right after a name that makes the name a model's or method's ("the GA Reader", "X network").
+_MODEL_HEAD_AFTER = re.compile(
+    r"[ \t\n]*(?:reader|model|module|network|net|architecture|encoder|decoder|classifier|layer|mechanism|algorithm|"
+    r"method|approach|agent|variant)s?\b",
+    re.I,
+)
+# A word written right after a name that makes the name data ("the X dataset", "the X training set").
+_DATA_HEAD_AFTER = re.compile(
+    r"[ \t\n]*(?:data ?sets?|data|corpus|corpora|benchmarks?|tree ?banks?|collections?|training|test|dev|validation)\b",
+    re.I,
+)
+MODEL_HEAD_SHARE = 4  # a name is a model's when at least one in this many of its mentions has a model word after it
 
 
 def occurs_in(name: str, text: str) -> bool:
@@ -202,6 +214,20 @@ def defined_as_non_dataset(name: str, text: str) -> tuple[str, str] | None:
         words = phrase.split()
         if all(word.islower() for word in words[1:]) and _NOT_DATA_HEAD.search(words[-1].casefold()):
             return "defined", f"{name!r} is defined as {phrase!r}, not a dataset"
+    return None
+
+
+def written_as_model(name: str, text: str) -> tuple[str, str] | None:
+    """Why `name` is a model or method: the text writes a model word right after it at least twice, in at least a
+    quarter of its mentions, and never a data word ("the GA Reader", "the GA reader", "the GA module")."""
+    pattern = name_pattern(name)
+    if pattern is None:
+        return None
+    ends = [match.end() for match in pattern.finditer(text)]
+    as_model = sum(bool(_MODEL_HEAD_AFTER.match(text, end)) for end in ends)
+    if as_model >= 2 and as_model * MODEL_HEAD_SHARE >= len(ends) and not any(
+            _DATA_HEAD_AFTER.match(text, end) for end in ends):
+        return "model_head", f"{name!r} is written as a model ({as_model} of {len(ends)} mentions), not a dataset"
     return None
 
 

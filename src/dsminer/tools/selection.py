@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 
 from dsminer.schema import normalize_name
 from dsminer.tools.candidates import LIST_OPENER, SPLIT_NOUN, data_support, is_table_row_text, lists_datasets
-from dsminer.tools.names import clean_name, count_mentions, defined_as_non_dataset, mentions_outside, name_problem
+from dsminer.tools.names import (
+    clean_name,
+    count_mentions,
+    defined_as_non_dataset,
+    mentions_outside,
+    name_problem,
+    written_as_model,
+)
 from dsminer.tools.text import name_pattern
 
 ROLE_ORDER = {"created": 0, "used": 1, "mentioned": 2}
@@ -220,7 +227,8 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
     """The paper's datasets from the proposals, by the paper's own words:
 
     - only datasets (see `is_dataset`), cleaned against the text, without citations, generic phrases, tools,
-      models, metrics or tasks, nor acronyms the text defines as one ("a basic model (BM)");
+      models, metrics or tasks, nor acronyms the text defines as one ("a basic model (BM)"), nor names it writes
+      as a model's ("the GA Reader", "the GA module": see `written_as_model`);
     - merged with their aliases; kept only if a prose sentence of the paper (one of `sentences`) writes
       it beside a data noun: a name seen only in tables or only beside model words is a model, a method
       or a table label far more often than a dataset;
@@ -233,7 +241,8 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
         if not is_dataset(proposal, sentences):
             selection.dropped.append((proposal.name, f"kind {proposal.kind}"))
             continue
-        problem = name_problem(proposal.name) or defined_as_non_dataset(proposal.name, paper_text)
+        problem = (name_problem(proposal.name) or defined_as_non_dataset(proposal.name, paper_text)
+                   or written_as_model(proposal.name, paper_text))
         name = clean_name(proposal.name, paper_text) if problem is None else None
         if name is None:
             selection.dropped.append((proposal.name, problem[0] if problem else "not in the paper text or generic"))
