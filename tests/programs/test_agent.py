@@ -7,6 +7,7 @@ from dspy.utils import DummyLM
 from dsminer.config import Settings
 from dsminer.programs.agent import AgentOptions, ReflectiveAgent
 from dsminer.programs.registry import build_program
+from dsminer.programs.workflow import WorkflowExtractor
 from dsminer.run.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.candidates import find_candidates
@@ -179,6 +180,22 @@ def test_without_memory_nothing_is_retrieved_or_injected(paper_pdf):
     assert of_kind(events, "memory_retrieval") == [] and of_kind(events, "memory_injection") == []
     assert "Lessons from earlier papers" not in prompt(lm.history[-1])
     assert agent.counters.memory_injections == 0
+
+
+def test_an_attempt_with_nothing_to_remember_is_the_workflows_call(paper_pdf, tmp_path):
+    # An empty memory block is left out, so S1a's first attempts send S0's prompts word for word; a lesson adds it.
+    answers = [names("ReefCount-3k", "KelpScenes"), details(), details()]
+    s0_lm = DummyLM(answers)
+    with dspy.context(lm=s0_lm):
+        WorkflowExtractor()(paper=parse_pdf(paper_pdf), supplied=SUPPLIED, events=EventLog())
+    _, lm, _, _ = run_agent(paper_pdf, answers)
+    assert [entry["messages"] for entry in lm.history] == [entry["messages"] for entry in s0_lm.history]
+    assert "memory_block" not in str(lm.history[0]["messages"])
+    memory = MemoryStore(tmp_path / "memory.jsonl")
+    agent = ReflectiveAgent(AgentOptions(), memory)
+    run_agent(paper_pdf, [names("ReefCount-3k"), names("KelpScenes"), details(), details()], agent)
+    _, lm, _, _ = run_agent(paper_pdf, answers, agent)
+    assert "memory_block" in str(lm.history[0]["messages"]) and "Lessons from earlier papers" in prompt(lm.history[0])
 
 
 def conditions(tmp_path, condition, **agent):

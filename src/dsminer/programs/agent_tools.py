@@ -26,6 +26,7 @@ from dsminer.programs.steps import (
 )
 from dsminer.run.events import EventLog
 from dsminer.schema import PaperRefs
+from dsminer.signatures.reflection import without_memory_block
 from dsminer.tools.benchmarks import BenchmarkCues, find_benchmark_cues
 from dsminer.tools.context import CONTEXT_CHARS, EVIDENCE_CHARS, dataset_evidence
 from dsminer.tools.memory import compose_memory_block
@@ -146,11 +147,25 @@ class ModelStep:
 
     def ask(self, view: PaperView, params: StepInput, events: EventLog,
             inputs: dict[str, str]) -> dspy.Prediction | None:
-        """One call with the memory block last and a rollout id on retries when sampling; None when it failed."""
-        inputs = {**inputs, "memory_block": params.memory_block}
+        """One call with the memory block last and a rollout id on retries when sampling; None when it failed.
+        With no lessons and no feedback the block is left out, not sent empty: an empty field changes what a
+        small model answers, and such an attempt is then the workflow's call word for word."""
+        predictor = self.predictor
+        if params.memory_block:
+            inputs = {**inputs, "memory_block": params.memory_block}
+        else:
+            predictor = without_memory(predictor)
         temperature = (dspy.settings.lm.kwargs.get("temperature") if dspy.settings.lm is not None else None)
-        return run_step(self.predictor, events, view.paper, self.name, inputs, params.config(temperature),
+        return run_step(predictor, events, view.paper, self.name, inputs, params.config(temperature),
                         dataset=params.dataset, **params.describe())
+
+
+def without_memory(predictor: dspy.Predict) -> dspy.Predict:
+    """`predictor` without its memory block: the same instructions, demonstrations, settings and model."""
+    plain = dspy.Predict(without_memory_block(predictor.signature), **predictor.config)
+    plain.demos = list(predictor.demos)
+    plain.lm = predictor.lm
+    return plain
 
 
 class MetadataStep(ModelStep):

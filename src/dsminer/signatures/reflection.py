@@ -1,7 +1,8 @@
 """Contracts of the reflective agent: the extraction steps with a memory block, and reflection on a step.
 
 The memory-block variants keep the paper context first and add the block last, so the prefix a
-serving engine caches is the same as without memory.
+serving engine caches is the same as without memory. An attempt with nothing in its block is asked
+without it (`without_memory_block`), as the workflow asks.
 """
 
 from __future__ import annotations
@@ -19,6 +20,13 @@ def with_memory_block(signature: type[dspy.Signature]) -> type[dspy.Signature]:
     appended = signature.append("memory_block", block, type_=str)
     name = f"{signature.__name__}WithMemory"
     return dspy.Signature(dict(appended.fields), signature.instructions, signature_name=name)
+
+
+def without_memory_block(signature: type[dspy.Signature]) -> type[dspy.Signature]:
+    """`signature` without its `memory_block` input and with its own instructions (a compiled program's,
+    when one was loaded), named as the signature it was made from: a prompt word for word the workflow's."""
+    fields = {name: field for name, field in signature.fields.items() if name != "memory_block"}
+    return dspy.Signature(fields, signature.instructions, signature_name=signature.__name__.removesuffix("WithMemory"))
 
 
 ExtractPaperMetadataWithMemory = with_memory_block(ExtractPaperMetadata)
