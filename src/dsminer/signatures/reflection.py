@@ -25,8 +25,9 @@ def with_memory_block(signature: type[dspy.Signature]) -> type[dspy.Signature]:
 def without_memory_block(signature: type[dspy.Signature]) -> type[dspy.Signature]:
     """`signature` without its `memory_block` input and with its own instructions (a compiled program's,
     when one was loaded), named as the signature it was made from: a prompt word for word the workflow's."""
-    fields = {name: field for name, field in signature.fields.items() if name != "memory_block"}
-    return dspy.Signature(fields, signature.instructions, signature_name=signature.__name__.removesuffix("WithMemory"))
+    kept = signature.delete("memory_block")
+    name = signature.__name__.removesuffix("WithMemory")
+    return dspy.Signature(dict(kept.fields), signature.instructions, signature_name=name)
 
 
 ExtractPaperMetadataWithMemory = with_memory_block(ExtractPaperMetadata)
