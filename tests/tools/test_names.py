@@ -108,6 +108,7 @@ def test_footnote_digit_on_upper_case_names(raw, text, expected):
     ("large text dataset", "generic"), ("instruction tuning", "generic"),
     ("We train our model on a large collection of news articles crawled", "sentence"),
     ("Watson API", "tool"), ("RLlib library", "tool"), ("BerkeleyParser", "tool"), ("Yah. A", "abbreviation"),
+    ("CTX-train CTX-test Sequences", "split"), ("Owl-dev", "split"),
     ("AG\u2019s", "fragment"), ("LLMs", "non_dataset"), ("BERT", "non_dataset"),
     ("accuracy", "non_dataset"),
     ("Penn Treebank", None), ("WMT 2014", None), ("SemEval-2017", None), ("CoNLL 2003", None), ("reddit", None),

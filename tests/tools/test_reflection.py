@@ -45,6 +45,8 @@ SILENT = BenchmarkCues()
          ["FooBench-10", "BarSet", "QuxData"], EVALUATED, ["sentence"], False, True),
         (["Smith et al., 2015", "Jones et al. 2016", "FooBench-10", "BarSet", "QuxData"],
          ["FooBench-10", "BarSet", "QuxData"], EVALUATED, ["citation"], True, True),
+        (["FooBench-10", "BarSet", "QuxData", "BarSet-train BarSet-test"], ["FooBench-10", "BarSet", "QuxData"],
+         EVALUATED, ["split"], False, True),
     ],
 )
 def test_names_reflection(raw, kept, cues, codes, low, diagnosable):

@@ -30,6 +30,13 @@ TEXT = ("We evaluate on the Penn Treebank (PTB), on PTB again, on the CNN/DailyM
     ("AB", "AB\u2019s Reviews", True),  # a table's short form of a possessive name
     ("AB's Reviews", "AB", True),
     ("AB", "ABC's Reviews", False),
+    ("AHT", "Acme Harbor Treebank", True),
+    ("AHT", "Acme Chinese Harbor Treebank", False),  # passes over a capitalised word: that name is CHT's
+    ("CHT", "Acme Chinese Harbor Treebank", True),
+    ("SNLX", "Stanford Natural Language Xcorpus", True),
+    ("English OrcaSet", "OrcaSet", True),
+    ("OrcaSet", "Chinese OrcaSet", True),
+    ("English OrcaSet", "Chinese OrcaSet", False),
 ])
 def test_same_dataset(a, b, same):
     assert same_dataset(a, b, TEXT) is same
@@ -40,6 +47,22 @@ def test_abbreviation_from_the_papers_own_parentheses():
     assert is_abbreviation_of("WSX-v2", "Whale Song Archive", text)
     assert not is_abbreviation_of("WSX-v2", "Whale Song Archive", "No such pairing here.")
     assert is_abbreviation_of("WSA-v2", "Whale Song Archive", "No such pairing here.")  # the initials
+
+
+def test_a_part_the_paper_says_is_of_a_dataset_is_that_dataset():
+    text = ("We train on the Gull Street Journal (GSJ) part of the Harbor Treebank and on the Kite portion of "
+            "the Harbor Treebank. The Owl Treebank is separate; GSJ and Owl Treebank sizes are in Table 1.")
+    assert same_dataset("GSJ", "Harbor Treebank", text) and same_dataset("Harbor Treebank", "Kite", text)
+    assert not same_dataset("GSJ", "Owl Treebank", text) and not same_dataset("Kite", "Owl Treebank", text)
+    assert not same_dataset("Harbor Treebank", "GSJ", "We use GSJ and the Harbor Treebank.")
+
+
+def test_a_name_bridging_two_acronyms_does_not_merge_them():
+    text = "We use the Acme Harbor Treebank (AHT), the Acme Chinese Harbor Treebank and CHT 5.1 from it."
+    merged = merge_names([("AHT", "used"), ("Acme Harbor Treebank", "used"), ("Acme Chinese Harbor Treebank", "used"),
+                          ("CHT 5.1", "used")], text)
+    assert [set((d.name, *d.aliases)) for d in merged] == [
+        {"AHT", "Acme Harbor Treebank"}, {"Acme Chinese Harbor Treebank", "CHT 5.1"}]
 
 
 def test_base_key_drops_a_lower_case_tail_ending_in_a_data_noun():

@@ -58,6 +58,8 @@ _TOOL_SUFFIX = re.compile(
     r"tools?|marketplace|simulator|parser|tagger)$",
     re.I,
 )
+# A table's label for a dataset's split ("CTB-train", "WSJ-dev"): its dataset is the name before the hyphen.
+_SPLIT_LABEL = re.compile(r"\w[-_](?:train|training|test|testing|dev|valid|val)\b", re.I)
 _CAMEL_TOOL_SUFFIX = re.compile(r"[a-z](?:Parser|Tagger|Toolkit|Toolbox|Library|Framework|API)$")
 # The head of a common-noun phrase that a paper defines an acronym as when the acronym is not data: "a basic model
 # (BM)", "document question answering (DQA)".
@@ -182,6 +184,8 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "fragment", f"{name!r} is the start of a name (a possessive), not a name"
     if re.search(r"[a-z]\.\s+[A-Z]\.?$", text):
         return "abbreviation", f"{name!r} is a table abbreviation, not the dataset's name"
+    if _SPLIT_LABEL.search(text):
+        return "split", f"{name!r} labels a split in a table (\"X-train\"), not a dataset"
     if _TOOL_SUFFIX.search(text) or _CAMEL_TOOL_SUFFIX.search(text):
         return "tool", f"{name!r} is a tool, library or platform, not a dataset"
     if text in NOT_DATASETS:

@@ -112,6 +112,7 @@ _PROBLEM_ADVICE = {
     "sentence": "they are phrases or sentences; give only the name",
     "tool": "they are tools, libraries or platforms, not data",
     "abbreviation": "they are abbreviations from a table; give the name the text writes",
+    "split": "they label a dataset's split in a table; give the dataset's name",
 }
 
 

@@ -32,6 +32,11 @@ _CREATION_CUE = re.compile(
     re.I,
 )
 _VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:v(?:ersion)?\s*)?(?:\d+(?:\.\d+)+|(?:19|20)\d\d)$")
+# A language before a dataset's name names that language's part of it ("English X" of "X").
+_LANGUAGE_PART = re.compile(
+    r"(?:English|Chinese|German|French|Spanish|Italian|Portuguese|Dutch|Russian|Czech|Arabic|Japanese|Korean|"
+    r"Hindi|Turkish|Finnish|Swedish)\s+(\S.*)$"
+)
 _FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "a", "an", "&"})
 
 
@@ -71,10 +76,14 @@ def base_key(name: str) -> str:
 
 def abbreviates(short: str, long: str) -> bool:
     """Whether the capitals of `short` spell `long` in order (Schwartz and Hearst): the first at the start
-    of a word, the others anywhere after it, covering at least two and at least half of `long`'s words
-    ("SQuAD" does not abbreviate "SQuAD 1.1": it is its first word)."""
+    of a word, the others anywhere after it, covering at least two and at least half of `long`'s words and
+    passing over no capitalised word ("SQuAD" does not abbreviate "SQuAD 1.1": it is its first word; "PTB" does
+    not abbreviate "Penn Chinese Treebank")."""
     capitals = [c.lower() for c in short if c.isupper()]
-    words = [w for w in re.split(r"[\s\-/]+", long) if w and w.casefold() not in _FUNCTION_WORDS]
+    # each word with the whitespace-separated token it belongs to ("Multi-Genre" is one token of two words)
+    parts = [(word, token) for token, chunk in enumerate(long.split())
+             for word in re.split(r"[\-/]+", chunk) if word and word.casefold() not in _FUNCTION_WORDS]
+    words = [word for word, _ in parts]
     if not capitals or len(words) < 2:
         return False
     for start in range(len(words)):
@@ -89,9 +98,18 @@ def abbreviates(short: str, long: str) -> bool:
             used.add(text.count(" ", 0, found))
             position = found + 1
         else:
-            if len(used) >= 2 and len(used) * 2 >= len(words) and len(words) - start <= len(capitals):
+            last = parts[start + max(used)][1]
+            if (len(used) >= 2 and len(used) * 2 >= len(words) and len(words) - start <= len(capitals)
+                    and _spells_capitalised_words(capitals, long.split()[parts[start][1]:last + 1])):
                 return True
     return False
+
+
+def _spells_capitalised_words(capitals: Sequence[str], tokens: Sequence[str]) -> bool:
+    """Whether the initials of the capitalised words an abbreviation spans come, in order, among its capitals: no
+    capitalised word is passed over ("PTB" passes over "Chinese" in "Penn Chinese Treebank", which is CTB)."""
+    letters = iter(capitals)
+    return all(token[0].lower() in letters for token in tokens if token[:1].isupper())
 
 
 def is_abbreviation_of(short: str, long: str, text: str) -> bool:
@@ -106,12 +124,33 @@ def is_abbreviation_of(short: str, long: str, text: str) -> bool:
     return re.search(pair, text, re.I) is not None
 
 
+def part_of(part: str, whole: str, text: str) -> bool:
+    """Whether the text writes `part` as a part of `whole`: "the WSJ portion of the Penn Treebank", "the Wall
+    Street Journal (WSJ) part of the Penn Treebank", "sections 2-21 ... of"; data drawn from a dataset is it."""
+    left, right = name_pattern(part), name_pattern(whole)
+    if left is None or right is None:
+        return False
+    between = r"\)?\s+(?i:part|portion|section|sections|subset|split|subcorpus)\s+of\s+(?i:the\s+)?"
+    return re.search(f"{_inline(left)}{between}{_inline(right)}", text) is not None
+
+
+def _inline(pattern: re.Pattern[str]) -> str:
+    """A compiled pattern as a group that keeps its own case rule, to join with others."""
+    return f"(?i:{pattern.pattern})" if pattern.flags & re.I else f"(?:{pattern.pattern})"
+
+
 def same_dataset(a: str, b: str, text: str) -> bool:
     """Whether two names are one dataset: same base, "owner/X" and "X", "X" and "X's Y" (a table's short form
-    of a possessive name: "AG" of "AG's News"), or abbreviation and expansion."""
+    of a possessive name: "AG" of "AG's News"), abbreviation and expansion, a language's part ("English X" and
+    "X"), or a part the text says is of the other ("the WSJ part of the Penn Treebank")."""
     if base_key(a) == base_key(b):
         return True
     for left, right in ((a, b), (b, a)):
+        if part_of(left, right, text):
+            return True
+        language = _LANGUAGE_PART.match(left.strip())
+        if language and base_key(language.group(1)) == base_key(right):
+            return True
         if "/" in left and normalize_name(left.rsplit("/", 1)[1]) == normalize_name(right):
             return True
         if re.match(rf"{re.escape(left.strip())}['\u2019]s\s", right.strip()):
