@@ -81,7 +81,8 @@ def abbreviates(short: str, long: str) -> bool:
     not abbreviate "Penn Chinese Treebank")."""
     capitals = [c.lower() for c in short if c.isupper()]
     # each word with the whitespace-separated token it belongs to ("Multi-Genre" is one token of two words)
-    parts = [(word, token) for token, chunk in enumerate(long.split())
+    tokens = long.split()
+    parts = [(word, token) for token, chunk in enumerate(tokens)
              for word in re.split(r"[\-/]+", chunk) if word and word.casefold() not in _FUNCTION_WORDS]
     words = [word for word, _ in parts]
     if not capitals or len(words) < 2:
@@ -100,7 +101,7 @@ def abbreviates(short: str, long: str) -> bool:
         else:
             last = parts[start + max(used)][1]
             if (len(used) >= 2 and len(used) * 2 >= len(words) and len(words) - start <= len(capitals)
-                    and _spells_capitalised_words(capitals, long.split()[parts[start][1]:last + 1])):
+                    and _spells_capitalised_words(capitals, tokens[parts[start][1]:last + 1])):
                 return True
     return False
 
@@ -126,7 +127,7 @@ def is_abbreviation_of(short: str, long: str, text: str) -> bool:
 
 def part_of(part: str, whole: str, text: str) -> bool:
     """Whether the text writes `part` as a part of `whole`: "the WSJ portion of the Penn Treebank", "the Wall
-    Street Journal (WSJ) part of the Penn Treebank", "sections 2-21 ... of"; data drawn from a dataset is it."""
+    Street Journal (WSJ) part of the Penn Treebank", "the X subset of Y"; data drawn from a dataset is it."""
     left, right = name_pattern(part), name_pattern(whole)
     if left is None or right is None:
         return False
@@ -146,8 +147,6 @@ def same_dataset(a: str, b: str, text: str) -> bool:
     if base_key(a) == base_key(b):
         return True
     for left, right in ((a, b), (b, a)):
-        if part_of(left, right, text):
-            return True
         language = _LANGUAGE_PART.match(left.strip())
         if language and base_key(language.group(1)) == base_key(right):
             return True
@@ -157,7 +156,7 @@ def same_dataset(a: str, b: str, text: str) -> bool:
             return True
         if is_abbreviation_of(left, right, text):
             return True
-    return False
+    return part_of(a, b, text) or part_of(b, a, text)  # last: it searches the whole text
 
 
 def unversioned(name: str) -> str | None:
