@@ -37,6 +37,16 @@ PAPER = (
      ["Kite\u2019s News", "Reef Polarity", "OrcaSet"]),
     ("Results on benchmarks such as WhaleQA and the Atlantic Whale Corpus.", ["WhaleQA", "Atlantic Whale Corpus"]),
     ("We evaluate on SQuAD and the WhaleQA stories.", ["SQuAD", "WhaleQA"]),
+    ("Figure 3 shows the Reefline dataset.", ["Reefline"]),
+    ("Reefline datasets are big.", []),
+    ("Results on Kelpwood and Shoalnet are shown.", ["Kelpwood", "Shoalnet"]),
+    ("Results on Kelpwood are shown.", []),
+    ("We evaluate on the Reef Songs dataset.", ["Reef Songs"]),
+    ("We report the best result on the Kelpqa tasks.", ["Kelpqa"]),
+    ("The OrcaLL 2011 NER task consists of newswire.", ["OrcaLL 2011"]),
+    ("We evaluate on the WhaleLL-2012 shared task data.", ["WhaleLL-2012"]),
+    ("Accuracy for the NER and POS tasks improves.", []),
+    ("We translate on English and German news.", []),
     ("We train BERT on our data.", []),
     ("On GPU we run the model.", []),
 ])
@@ -69,6 +79,19 @@ def test_data_support_needs_the_data_noun_near_the_name():
     assert data_support(["OrcaSet"], ["The OrcaSet test set is small."]) == 1
     far = "The DeltaNet encoder, trained with a schedule that we tune once for all runs, works on every dataset."
     assert data_support(["DeltaNet"], [far]) == 0
+
+
+def test_a_suite_of_tasks_or_a_shared_task_is_data_unless_its_name_is_an_acronym():
+    assert data_support(["Kelpqa"], ["The SDNC achieves the best result in the Kelpqa tasks."]) == 1
+    assert data_support(["OrcaLL 2011"], ["The OrcaLL 2011 NER task consists of newswire."]) == 1
+    assert data_support(["POS"], ["Accuracy for the POS tasks improves."]) == 0
+
+
+def test_a_capitalised_word_the_text_also_writes_in_lower_case_is_not_offered(make_pdf):
+    text = ("Experiments\n\nWe report results on the Kelpwood dataset and on the Synthetic dataset.\n\n"
+            "The synthetic images are rendered.")
+    names = [c.name for c in find_candidates(parse_pdf(make_pdf("kelp.pdf", [text])))]
+    assert "Kelpwood" in names and "Synthetic" not in names
 
 
 def test_a_row_of_dataset_statistics_writes_its_label_as_data():

@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from dsminer.tools.catalog import catalog_names_in
-from dsminer.tools.names import NOT_DATASETS, POSSESSIVE, count_mentions, looks_like_non_dataset, mentions_outside
+from dsminer.tools.names import (
+    LANGUAGES,
+    NOT_DATASETS,
+    POSSESSIVE,
+    count_mentions,
+    looks_like_non_dataset,
+    mentions_outside,
+)
 from dsminer.tools.pdf import ParsedPaper
 from dsminer.tools.text import DATA_NOUN, name_pattern
 
@@ -58,6 +65,11 @@ _PHRASE_BEFORE_NOUN = re.compile(rf"\b((?:{_CAP_WORD}\s+){{1,3}}{_CAP_WORD})\s+(
 _PHRASE_WITH_NOUN = re.compile(
     rf"\b((?:{_CAP_WORD}\s+){{1,3}}(?:Treebank|TreeBank|Corpus|Dataset|DataSet|Benchmark|Bank|Challenge))\b"
 )
+# A suite of tasks or a shared task or challenge written after its name ("the X tasks", "the X 2003 NER task", "the X
+# shared task", "the X challenge"): the data it is run on.
+_SUITE_AFTER = r"\s+(?:(?:[A-Z]{2,5}|[a-z]+)\s+)?(?:shared\s+tasks?|challenges?|tasks)\b|\s+[A-Z]{2,5}\s+task\b"
+_BEFORE_SUITE = re.compile(rf"({_TOKEN})(?={_SUITE_AFTER})")
+_SUITE_FOLLOWS = re.compile(_SUITE_AFTER)
 _SPLIT = re.compile(rf"{_LIST_SEPARATOR}|^(?:the\s+)?")
 DATA_CUE = re.compile(
     r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|evaluat\w*|experiments?|train\w*|test\w*|"
@@ -109,16 +121,54 @@ def is_name_shaped(token: str) -> bool:
     return len(token) >= 2 and shaped and any(c.isalpha() for c in token) and looks_like_non_dataset(token) is None
 
 
+def is_word_name(token: str) -> bool:
+    """One capitalised word of four letters or more ("Cityscapes", "Omniglot") that is not a known non-dataset:
+    a name only where a sentence writes it as data (see `candidate_names`)."""
+    token = token.strip(" .")
+    return (re.fullmatch(r"[A-Z][a-z]{3,}[A-Za-z0-9\-]*", token) is not None and token not in NOT_DATASETS
+            and token not in LANGUAGES and token not in _LEADING_WORDS and not _SECTION_WORDS.match(token)
+            and looks_like_non_dataset(token) is None)
+
+
+def names_a_suite(name: str) -> bool:
+    """Whether a name before "tasks", "shared task" or "challenge" names data: it has a digit or a lower-case
+    letter ("the X 2003 NER task", "the Xyz tasks"); an acronym in capitals there is a task ("the NER and POS
+    tasks")."""
+    return any(c.isdigit() or c.islower() for c in name)
+
+
 def candidate_names(sentence: str) -> list[str]:
     """Name-shaped tokens listed after "on/using/from", after a data noun ("datasets: A, B and C") or after
-    words of experiments ("results in the X and Y"), or written before or ending in a data noun."""
+    words of experiments ("results in the X and Y"), written before or ending in a data noun, or before "tasks",
+    "shared task" or "challenge" (see `names_a_suite`). One capitalised word ("Cora") counts where it is
+    written right before a data noun (not first in the sentence), listed after one, before a suite of tasks,
+    or listed with another name."""
     found: list[str] = []
+    words: list[str] = []
     for pattern in (_LIST_AFTER, _LIST_AFTER_NOUN, _USED_ON):
         for match in pattern.finditer(sentence):
-            found.extend(part for part in _SPLIT.split(match.group(1)) if part)
+            parts = [part for part in _SPLIT.split(match.group(1)) if part]
+            found.extend(parts)
+            if pattern is _LIST_AFTER_NOUN or len(parts) > 1:
+                words.extend(parts)
     for pattern in (_BEFORE_NOUN, _PHRASE_BEFORE_NOUN, _PHRASE_WITH_NOUN):
         found.extend(match.group(1) for match in pattern.finditer(sentence))
-    return list(dict.fromkeys(token.strip(" .") for token in found if is_name_shaped(token)))
+    words.extend(match.group(1) for match in _BEFORE_NOUN.finditer(sentence) if match.start() > 0)
+    suites = [match.group(1) for match in _BEFORE_SUITE.finditer(sentence) if names_a_suite(match.group(1))]
+    found.extend(suites)
+    words.extend(suites)
+    words = [token for token in words if is_word_name(token) and _written_alone(token.strip(" ."), sentence)]
+    return list(dict.fromkeys(token.strip(" .") for token in found + words if is_name_shaped(token) or token in words))
+
+
+def _written_alone(word: str, sentence: str) -> bool:
+    """Whether the sentence writes `word` at least once with no capitalised word or possessive right before or
+    after it: "Stanford" of "Stanford Treebank" or "News" of "AG's News" is a piece of a longer name."""
+    for match in re.finditer(rf"\b{re.escape(word)}\b", sentence):
+        before, after = sentence[:match.start()], sentence[match.end():]
+        if not re.search(r"(?:[A-Z][\w\-]*|['\u2019]s)\s+$", before) and not re.match(r"\s+[A-Z]", after):
+            return True
+    return False
 
 
 def _table_cells(paper: ParsedPaper) -> list[str]:
@@ -165,6 +215,7 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
         before = sentence[max(0, mention.start() - NEAR_CHARS):mention.start()].rsplit(";", 1)[-1]
         after = sentence[mention.end():mention.end() + NEAR_CHARS].split(";", 1)[0]
         return bool(DATA_NOUN.search(f"{before}{mention.group()}{after}") or _SPLIT_AFTER.match(sentence, mention.end())
+                    or _SUITE_FOLLOWS.match(sentence, mention.end()) and names_a_suite(mention.group())
                     or _LISTED_BEFORE.search(sentence, 0, mention.start())
                     or _USED_BEFORE.search(sentence[max(0, mention.start() - 3 * NEAR_CHARS):mention.start()]))
 
@@ -184,9 +235,18 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
     return sum(1 for index in holding if supports(sentences[index]))
 
 
+def _written_lower(name: str, text: str) -> bool:
+    """Whether a one-word name with one capital is an English word the text also writes in lower case ("Synthetic"
+    of "Synthetic dataset" when the paper writes "synthetic data")."""
+    if not is_word_name(name) or is_name_shaped(name):
+        return False
+    return re.search(rf"\b{re.escape(name.lower())}\b", text) is not None
+
+
 def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES) -> list[Candidate]:
     """The paper's likeliest dataset names, best first: found near data cues, in tables, or in the catalogue,
-    and written as data by at least one prose sentence (see `data_support`). The selection after the names
+    and written as data by at least one prose sentence (see `data_support`), but not a capitalised word the text
+    also writes in lower case. The selection after the names
     step keeps only such names, so offering the others would only spend the step's output on them. A name
     written only inside a longer candidate ("FACE" of "WIDER FACE") is left out."""
     body = paper.body_sentences()
@@ -206,7 +266,7 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
     add(catalog_names_in(text, catalog), "catalog")
     # a name some sentence writes as data is in the text: its mentions are counted only then
     found = [Candidate(name, count_mentions(name, text), tuple(sorted(kinds))) for name, kinds in sources.values()
-             if data_support([name], body)]
+             if data_support([name], body) and not _written_lower(name, text)]
     names = [candidate.name for candidate in found]
     found = [candidate for candidate in found if mentions_outside(candidate.name, names, text)]
     return sorted(found, key=lambda c: -c.score)[:limit]

@@ -50,6 +50,9 @@ NOT_DATASETS = frozenset(
     "CVPR ICCV ECCV ICML ICLR NeurIPS NIPS AAAI IJCAI KDD SIGIR WWW USA UK EU OOD IID LLM LLMs GNN GNNs CNNs "
     "RNNs ReLU BLEU ROUGE AUC ROC SGD Adam Table Figure Section Appendix Eq We Our The In This".split()
 )
+# Languages, which name a dataset's part ("English X") or a translation direction, not a dataset.
+LANGUAGES = ("English", "Chinese", "German", "French", "Spanish", "Italian", "Portuguese", "Dutch", "Russian", "Czech",
+             "Arabic", "Japanese", "Korean", "Hindi", "Turkish", "Finnish", "Swedish", "Romanian")
 MAX_NAME_WORDS = 8
 POSSESSIVE = re.compile(r"['\u2019]s$")  # "AG's": the start of a name ("AG's News"), not a name
 _CITATION = re.compile(r"\bet\s+al\b|\(\s*(?:19|20)\d\d[a-z]?\s*\)|\b[A-Z][a-z]+,\s+(?:19|20)\d\d[a-z]?\b")

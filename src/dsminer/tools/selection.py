@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from dsminer.schema import normalize_name
 from dsminer.tools.candidates import LIST_OPENER, SPLIT_NOUN, data_support, is_table_row_text, lists_datasets
 from dsminer.tools.names import (
+    LANGUAGES,
     clean_name,
     count_mentions,
     defined_as_non_dataset,
@@ -33,10 +34,7 @@ _CREATION_CUE = re.compile(
 )
 _VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:v(?:ersion)?\s*)?(?:\d+(?:\.\d+)+|(?:19|20)\d\d)$")
 # A language before a dataset's name names that language's part of it ("English X" of "X").
-_LANGUAGE_PART = re.compile(
-    r"(?:English|Chinese|German|French|Spanish|Italian|Portuguese|Dutch|Russian|Czech|Arabic|Japanese|Korean|"
-    r"Hindi|Turkish|Finnish|Swedish)\s+(\S.*)$"
-)
+_LANGUAGE_PART = re.compile(rf"(?:{'|'.join(LANGUAGES)})\s+(\S.*)$")
 _FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "a", "an", "&"})
 
 
