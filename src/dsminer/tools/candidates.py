@@ -151,9 +151,12 @@ def candidate_names(sentence: str) -> list[str]:
             found.extend(parts)
             if pattern is _LIST_AFTER_NOUN or len(parts) > 1:
                 words.extend(parts)
-    for pattern in (_BEFORE_NOUN, _PHRASE_BEFORE_NOUN, _PHRASE_WITH_NOUN):
+    for match in _BEFORE_NOUN.finditer(sentence):
+        found.append(match.group(1))
+        if match.start() > 0:
+            words.append(match.group(1))
+    for pattern in (_PHRASE_BEFORE_NOUN, _PHRASE_WITH_NOUN):
         found.extend(match.group(1) for match in pattern.finditer(sentence))
-    words.extend(match.group(1) for match in _BEFORE_NOUN.finditer(sentence) if match.start() > 0)
     suites = [match.group(1) for match in _BEFORE_SUITE.finditer(sentence) if names_a_suite(match.group(1))]
     found.extend(suites)
     words.extend(suites)
@@ -246,9 +249,9 @@ def _written_lower(name: str, text: str) -> bool:
 def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES) -> list[Candidate]:
     """The paper's likeliest dataset names, best first: found near data cues, in tables, or in the catalogue,
     and written as data by at least one prose sentence (see `data_support`), but not a capitalised word the text
-    also writes in lower case. The selection after the names
-    step keeps only such names, so offering the others would only spend the step's output on them. A name
-    written only inside a longer candidate ("FACE" of "WIDER FACE") is left out."""
+    also writes in lower case. The selection after the names step keeps only such names, so offering the others
+    would only spend the step's output on them. A name written only inside a longer candidate ("FACE" of "WIDER
+    FACE") is left out."""
     body = paper.body_sentences()
     text = "\n".join(body)
     sources: dict[str, tuple[str, set[str]]] = {}
