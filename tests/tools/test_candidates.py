@@ -149,6 +149,12 @@ def test_only_names_a_sentence_writes_as_data_are_offered(make_pdf):
     assert [c.name for c in find_candidates(parse_pdf(make_pdf("fins.pdf", [text])))] == ["FinBank"]
 
 
+def test_a_cited_surname_is_not_offered(make_pdf):
+    text = ("Datasets\n\nWe use the polarity dataset from Marlow and Finch (2005) and the Kelpie dataset.\n\n"
+            "Marlow et al. collected the Kelpie reviews.")
+    assert [c.name for c in find_candidates(parse_pdf(make_pdf("cite.pdf", [text])))] == ["Kelpie"]
+
+
 @pytest.mark.parametrize("sentence, names", [
     ("We evaluate on SST-2 and TREC.", ["SST-2", "TREC"]),
     ("HumpBack 71.2 80.3 66.1 - 54.0 ReefSounds 60.2 - 55.5 70.1 49.9", ["HumpBack", "ReefSounds"]),

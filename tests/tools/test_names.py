@@ -149,6 +149,25 @@ def test_written_as_model(text, code):
     assert (found[0] if found else None) == code
 
 
+@pytest.mark.parametrize("name, text, code", [
+    ("Marlow", "We use the polarity dataset from Marlow and Finch (2005).", "author"),
+    ("Marlow", "the subjectivity dataset (Marlow and Finch, 2004)", "author"),
+    ("Marlow", "Marlow et al. collected the reviews.", "author"),
+    ("Finch", "the benchmark datasets of (Marlow, Okoye, and Finch 2015)", "author"),
+    ("Reefset", "accuracy on both Reefset and ORCA 2014 datasets", None),
+    ("Finch", "We use the polarity dataset from Marlow and Finch (2005).", "author"),
+    ("Reefset", "the shared tasks (Kelp 2014; Reefset 2015)", None),
+    ("Reefset", "trained on Kelp and Reefset (2015 release)", None),
+    ("Reefset", "We evaluate on the Reefset 2015 dataset and the Kelp corpus.", None),
+    ("Marlow Finch", "Marlow Finch et al. wrote it.", None),
+])
+def test_written_as_author(name, text, code):
+    from dsminer.tools.names import written_as_author
+
+    found = written_as_author(name, text)
+    assert (found[0] if found else None) == code
+
+
 def test_mentions_outside_longer_names():
     text = "We use the WIDER FACE dataset. WIDER FACE has easy, medium and hard sets. FACE alone is rare."
     assert mentions_outside("FACE", ["WIDER FACE", "FACE"], text) == 1

@@ -160,6 +160,14 @@ def test_a_name_the_paper_writes_as_a_model_is_not_a_dataset():
     assert dict(selection.dropped) == {"KiteNet": "model_head"}
 
 
+def test_a_surname_the_paper_cites_is_not_a_dataset():
+    sentences = ["We use the polarity dataset from Marlow and Finch (2005).", "The Kelpie dataset is larger."]
+    selection = select_datasets([Proposal("Marlow"), Proposal("Kelpie")], " ".join(sentences), cap=5,
+                                sentences=sentences)
+    assert [d.name for d in selection.chosen] == ["Kelpie"]
+    assert dict(selection.dropped) == {"Marlow": "author"}
+
+
 def test_a_name_written_before_a_split_is_data():
     sentences = ["10% of the KiteQA training set was held out for validation.", "KiteQA has short stories.",
                  "The Songbird test accuracy is 90% on the test set.", "It test data ran slowly."]

@@ -20,6 +20,7 @@ from dsminer.tools.names import (
     count_mentions,
     looks_like_non_dataset,
     mentions_outside,
+    written_as_author,
 )
 from dsminer.tools.pdf import ParsedPaper
 from dsminer.tools.text import DATA_NOUN, name_pattern
@@ -249,7 +250,7 @@ def _written_lower(name: str, text: str) -> bool:
 def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES) -> list[Candidate]:
     """The paper's likeliest dataset names, best first: found near data cues, in tables, or in the catalogue,
     and written as data by at least one prose sentence (see `data_support`), but not a capitalised word the text
-    also writes in lower case. The selection after the names step keeps only such names, so offering the others
+    also writes in lower case nor a surname it cites ("X et al.": see `written_as_author`). The selection after the names step keeps only such names, so offering the others
     would only spend the step's output on them. A name written only inside a longer candidate ("FACE" of "WIDER
     FACE") is left out."""
     body = paper.body_sentences()
@@ -269,7 +270,8 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
     add(catalog_names_in(text, catalog), "catalog")
     # a name some sentence writes as data is in the text: its mentions are counted only then
     found = [Candidate(name, count_mentions(name, text), tuple(sorted(kinds))) for name, kinds in sources.values()
-             if data_support([name], body) and not _written_lower(name, text)]
+             if data_support([name], body) and not _written_lower(name, text)
+             and written_as_author(name, text) is None]
     names = [candidate.name for candidate in found]
     found = [candidate for candidate in found if mentions_outside(candidate.name, names, text)]
     return sorted(found, key=lambda c: -c.score)[:limit]

@@ -55,7 +55,10 @@ LANGUAGES = ("English", "Chinese", "German", "French", "Spanish", "Italian", "Po
              "Arabic", "Japanese", "Korean", "Hindi", "Turkish", "Finnish", "Swedish", "Romanian")
 MAX_NAME_WORDS = 8
 POSSESSIVE = re.compile(r"['\u2019]s$")  # "AG's": the start of a name ("AG's News"), not a name
-_CITATION = re.compile(r"\bet\s+al\b|\(\s*(?:19|20)\d\d[a-z]?\s*\)|\b[A-Z][a-z]+,\s+(?:19|20)\d\d[a-z]?\b")
+_YEAR = r"(?:19|20)\d\d[a-z]?"
+_CITATION = re.compile(rf"\bet\s+al\b|\(\s*{_YEAR}\s*\)|\b[A-Z][a-z]+,\s+{_YEAR}\b")
+_SURNAME = r"[A-Z][a-z'\u2019-]+"  # a co-author after "and": capitalised, then lower case ("Lee", not "COCO")
+_CITED_YEAR = rf"(?:\s*,\s*|\s*\(\s*){_YEAR}\s*[),;]"  # ", 2005)" or " (2005)"
 _TOOL_SUFFIX = re.compile(
     r"\b(?:library|libraries|toolkit|toolbox|framework|api|apis|platform|package|software|website|web ?site|"
     r"tools?|marketplace|simulator|parser|tagger)$",
@@ -235,6 +238,22 @@ def written_as_model(name: str, text: str) -> tuple[str, str] | None:
     if as_model >= 2 and as_model * MODEL_HEAD_SHARE >= len(ends) and not any(
             _DATA_HEAD_AFTER.match(text, end) for end in ends):
         return "model_head", f"{name!r} is written as a model ({as_model} of {len(ends)} mentions), not a dataset"
+    return None
+
+
+def written_as_author(name: str, text: str) -> tuple[str, str] | None:
+    """Why the one-word `name` is an author's surname: the text cites it ("X et al.", "X and Y (2005)", "Y and X,
+    2005", "(A, B, and X 2015)"). A dataset's name is not followed by "et al." nor by a co-author and a year."""
+    word = name.strip()
+    if " " in word or not word:
+        return None
+    w = re.escape(word)
+    cited = [rf"\b{w}\s+et\s+al\b", rf"\b{w}\s+(?:and|&)\s+{_SURNAME}{_CITED_YEAR}",
+             rf"(?:,|\band|&)\s+{w},?\s+{_YEAR}\s*[;)]"]
+    if re.fullmatch(_SURNAME, word):
+        cited.append(rf"\b{_SURNAME}\s+(?:and|&)\s+{w}{_CITED_YEAR}")  # the second of two authors
+    if re.search("|".join(cited), text):
+        return "author", f"{name!r} is cited as an author, not a dataset"
     return None
 
 

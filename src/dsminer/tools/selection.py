@@ -19,6 +19,7 @@ from dsminer.tools.names import (
     defined_as_non_dataset,
     mentions_outside,
     name_problem,
+    written_as_author,
     written_as_model,
 )
 from dsminer.tools.text import name_pattern
@@ -264,7 +265,8 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
 
     - only datasets (see `is_dataset`), cleaned against the text, without citations, generic phrases, tools,
       models, metrics or tasks, nor acronyms the text defines as one ("a basic model (BM)"), nor names it writes
-      as a model's ("the GA Reader", "the GA module": see `written_as_model`);
+      as a model's ("the GA Reader", "the GA module": see `written_as_model`), nor surnames the text cites
+      ("X et al.": see `written_as_author`);
     - merged with their aliases; kept only if a prose sentence of the paper (one of `sentences`) writes
       it beside a data noun: a name seen only in tables or only beside model words is a model, a method
       or a table label far more often than a dataset;
@@ -278,7 +280,8 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
             selection.dropped.append((proposal.name, f"kind {proposal.kind}"))
             continue
         problem = (name_problem(proposal.name) or defined_as_non_dataset(proposal.name, paper_text)
-                   or written_as_model(proposal.name, paper_text))
+                   or written_as_model(proposal.name, paper_text)
+                   or written_as_author(proposal.name, paper_text))
         name = clean_name(proposal.name, paper_text) if problem is None else None
         if name is None:
             selection.dropped.append((proposal.name, problem[0] if problem else "not in the paper text or generic"))
