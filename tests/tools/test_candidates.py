@@ -155,6 +155,12 @@ def test_a_cited_surname_is_not_offered(make_pdf):
     assert [c.name for c in find_candidates(parse_pdf(make_pdf("cite.pdf", [text])))] == ["Kelpie"]
 
 
+def test_a_name_the_selection_always_drops_is_not_offered(make_pdf):
+    text = ("Datasets\n\nWe train a basic model (BM) on the Kelpie dataset with the KelpParser toolkit.\n\n"
+            "Results on the BM dataset split and the KelpParser data are in Table 2.")
+    assert [c.name for c in find_candidates(parse_pdf(make_pdf("tool.pdf", [text])))] == ["Kelpie"]
+
+
 @pytest.mark.parametrize("sentence, names", [
     ("We evaluate on SST-2 and TREC.", ["SST-2", "TREC"]),
     ("HumpBack 71.2 80.3 66.1 - 54.0 ReefSounds 60.2 - 55.5 70.1 49.9", ["HumpBack", "ReefSounds"]),

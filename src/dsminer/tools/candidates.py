@@ -20,7 +20,7 @@ from dsminer.tools.names import (
     count_mentions,
     looks_like_non_dataset,
     mentions_outside,
-    written_as_author,
+    problem_in_text,
 )
 from dsminer.tools.pdf import ParsedPaper
 from dsminer.tools.text import DATA_NOUN, name_pattern
@@ -250,9 +250,10 @@ def _written_lower(name: str, text: str) -> bool:
 def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES) -> list[Candidate]:
     """The paper's likeliest dataset names, best first: found near data cues, in tables, or in the catalogue,
     and written as data by at least one prose sentence (see `data_support`), but not a capitalised word the text
-    also writes in lower case nor a surname it cites ("X et al.": see `written_as_author`). The selection after the names step keeps only such names, so offering the others
-    would only spend the step's output on them. A name written only inside a longer candidate ("FACE" of "WIDER
-    FACE") is left out."""
+    also writes in lower case, nor a name the selection drops whatever the names step says of it (a citation, a
+    tool, an acronym defined as a model, a model's name, a cited surname: see `problem_in_text`). The selection
+    keeps only such names, so offering the others would only spend the step's output on them. A name written
+    only inside a longer candidate ("FACE" of "WIDER FACE") is left out."""
     body = paper.body_sentences()
     text = "\n".join(body)
     sources: dict[str, tuple[str, set[str]]] = {}
@@ -271,7 +272,7 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
     # a name some sentence writes as data is in the text: its mentions are counted only then
     found = [Candidate(name, count_mentions(name, text), tuple(sorted(kinds))) for name, kinds in sources.values()
              if data_support([name], body) and not _written_lower(name, text)
-             and written_as_author(name, text) is None]
+             and problem_in_text(name, paper.text) is None]
     names = [candidate.name for candidate in found]
     found = [candidate for candidate in found if mentions_outside(candidate.name, names, text)]
     return sorted(found, key=lambda c: -c.score)[:limit]

@@ -257,6 +257,13 @@ def written_as_author(name: str, text: str) -> tuple[str, str] | None:
     return None
 
 
+def problem_in_text(name: str, text: str) -> tuple[str, str] | None:
+    """Why `name` is not a dataset, by its shape (`name_problem`) or by how `text` writes it: an acronym defined as
+    a model, method or task, a model's name, a cited surname. None when nothing speaks against it."""
+    return (name_problem(name) or defined_as_non_dataset(name, text) or written_as_model(name, text)
+            or written_as_author(name, text))
+
+
 def looks_like_non_dataset(name: str) -> str | None:
     """Why `name` looks like a metric, model, method or task rather than a dataset; None if it does not."""
     key = re.sub(r"[^0-9a-z]+", "", name.casefold())

@@ -16,11 +16,8 @@ from dsminer.tools.names import (
     LANGUAGES,
     clean_name,
     count_mentions,
-    defined_as_non_dataset,
     mentions_outside,
-    name_problem,
-    written_as_author,
-    written_as_model,
+    problem_in_text,
 )
 from dsminer.tools.text import name_pattern
 
@@ -279,9 +276,7 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
         if not is_dataset(proposal, sentences):
             selection.dropped.append((proposal.name, f"kind {proposal.kind}"))
             continue
-        problem = (name_problem(proposal.name) or defined_as_non_dataset(proposal.name, paper_text)
-                   or written_as_model(proposal.name, paper_text)
-                   or written_as_author(proposal.name, paper_text))
+        problem = problem_in_text(proposal.name, paper_text)
         name = clean_name(proposal.name, paper_text) if problem is None else None
         if name is None:
             selection.dropped.append((proposal.name, problem[0] if problem else "not in the paper text or generic"))
