@@ -57,6 +57,7 @@ def test_candidate_names(sentence, names):
 @pytest.mark.parametrize("token, shaped", [
     ("OrcaSet-5", True), ("WSJ", True), ("Penn Treebank", True), ("4 EXPERIMENTS", False), ("As WIDER FACE", False),
     ("ResNet-50", False), ("PP from S", False), ("Rater Agreement The SemEval", False), ("Yah. A", False),
+    ("KiteNLI This", False),
     ("U.S. Census", True), ("Movie Review Data", True), ("Dataset of Calls", False), ("accuracy", False), ("GPU", False), ("2\U0001d451", False), ("x", False),
 ])
 def test_is_name_shaped(token, shaped):

@@ -79,7 +79,9 @@ DATA_CUE = re.compile(
 )
 _SOURCE_WEIGHT = {"catalog": 3.0, "cue": 3.0, "table": 2.0}
 _JOINERS = frozenset({"of", "the", "and", "for", "on", "in", "de", "&"})
-_LEADING_WORDS = frozenset("As In On For With The Our Both All Each Using From And Or Of To A An".split())
+# Words that open a sentence or phrase, not a name; inside a span they mean it runs across a boundary ("MultiNLI This")
+_LEADING_WORDS = frozenset("As In On For With The Our Both All Each Using From And Or Of To A An This These That Those "
+                           "We It Its Their Here There".split())
 _ODD_CHARS = re.compile(r"[^A-Za-z0-9 .'\u2019\-+/&]")
 _SECTION_WORDS = re.compile(r"^(?:EXPERIMENTS?|DATASETS?|RESULTS?|EVALUATION|DISCUSSION|INTRODUCTION|METHODS?)$", re.I)
 _DATA_HEADER = re.compile(r"(?:data ?sets?|data|corpus|corpora|benchmarks?)\s", re.I)
