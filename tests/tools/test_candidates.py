@@ -166,6 +166,9 @@ def test_a_name_the_selection_always_drops_is_not_offered(make_pdf):
     ("We evaluate on SST-2 and TREC.", ["SST-2", "TREC"]),
     ("HumpBack 71.2 80.3 66.1 - 54.0 ReefSounds 60.2 - 55.5 70.1 49.9", ["HumpBack", "ReefSounds"]),
     ("Our model named Songbird sings.", []),
+    ("We also use the Kelpie reviews dataset.", ["Kelpie"]),
+    ("The KiteNet model is trained on the movie review dataset.", []),
+    ("We pretrain KiteNet on a 40 GB text corpus.", []),
 ])
 def test_sentence_candidates(sentence, names):
     from dsminer.tools.candidates import sentence_candidates

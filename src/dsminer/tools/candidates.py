@@ -60,6 +60,13 @@ _COUNT_AFTER = re.compile(r"(?:\s+\d+){0,3}\s+(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)
 _BEFORE_NOUN = re.compile(
     rf"({_TOKEN})\s+(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|{SPLIT_NOUN})\b"
 )
+# A name, then a lower-case word or two saying what the data holds, then "dataset" or "corpus": "the X reviews dataset"
+# (not a unit: "a 40 GB text dataset").
+# The words between are content words: not "X on the dataset", "X trained on ... corpus".
+_NOT_KIND_WORDS = ("on|in|of|the|a|an|and|or|for|to|with|from|by|is|are|was|were|be|at|as|than|that|this|these|each|"
+                   "every|our|its|their|all|both|any|same|whole|entire|new|other|large|small|standard|public|original")
+_BEFORE_KIND_NOUN = re.compile(
+    rf"(?<!\d\s)({_TOKEN})\s+(?:(?!(?:{_NOT_KIND_WORDS})\s)[a-z]+(?<!ed)\s+){{1,2}}(?:data ?sets?|corpus|corpora)\b")
 _CAP_WORD = r"[A-Z][A-Za-z0-9\-'\u2019]*"
 # Capitalised words before a data noun ("Wall Street Journal corpus") or ending in one ("Penn Treebank").
 _PHRASE_BEFORE_NOUN = re.compile(rf"\b((?:{_CAP_WORD}\s+){{1,3}}{_CAP_WORD})\s+(?:data ?sets?|corpus|corpora|benchmarks?)\b")
@@ -143,9 +150,10 @@ def names_a_suite(name: str) -> bool:
 def candidate_names(sentence: str) -> list[str]:
     """Name-shaped tokens listed after "on/using/from", after a data noun ("datasets: A, B and C") or after
     words of experiments ("results in the X and Y"), written before or ending in a data noun, or before "tasks",
-    "shared task" or "challenge" (see `names_a_suite`). One capitalised word ("Cora") counts where it is
-    written right before a data noun (not first in the sentence), listed after one, before a suite of tasks,
-    or listed with another name."""
+    "shared task" or "challenge" (see `names_a_suite`), or before a word or two of what the data holds and
+    "dataset" or "corpus" ("the X reviews dataset"). One capitalised word ("Cora") counts where it is written
+    right before a data noun (not first in the sentence), listed after one, before a suite of tasks, or listed
+    with another name."""
     found: list[str] = []
     words: list[str] = []
     for pattern in (_LIST_AFTER, _LIST_AFTER_NOUN, _USED_ON):
@@ -154,7 +162,7 @@ def candidate_names(sentence: str) -> list[str]:
             found.extend(parts)
             if pattern is _LIST_AFTER_NOUN or len(parts) > 1:
                 words.extend(parts)
-    for match in _BEFORE_NOUN.finditer(sentence):
+    for match in (*_BEFORE_NOUN.finditer(sentence), *_BEFORE_KIND_NOUN.finditer(sentence)):
         found.append(match.group(1))
         if match.start() > 0:
             words.append(match.group(1))
