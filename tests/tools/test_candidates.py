@@ -36,6 +36,7 @@ PAPER = (
     ("We use three datasets: Kite\u2019s News, Reef Polarity and OrcaSet.",
      ["Kite\u2019s News", "Reef Polarity", "OrcaSet"]),
     ("Results on benchmarks such as WhaleQA and the Atlantic Whale Corpus.", ["WhaleQA", "Atlantic Whale Corpus"]),
+    ("We use two datasets: the Stanford Whale Song Inference (SWSI) corpus and more.", ["Stanford Whale Song Inference"]),
     ("We evaluate on SQuAD and the WhaleQA stories.", ["SQuAD", "WhaleQA"]),
     ("Figure 3 shows the Reefline dataset.", ["Reefline"]),
     ("Reefline datasets are big.", []),

@@ -36,7 +36,7 @@ _LIST_AFTER = re.compile(rf"\b(?:on|using|from)\s+(?:the\s+)?({_TOKEN}(?:{_LIST_
 # What opens a list of names after a data noun: "the datasets: A, B and C", "benchmarks such as X".
 LIST_OPENER = r"\s*(?::|,?\s+(?:such as|including|namely))"
 _LISTING_NOUN = rf"\b(?:data ?sets?|corpora|benchmarks?){LIST_OPENER}"
-_NOUN_LIST_NAME = rf"{_TOKEN}(?:\s{_TOKEN}){{0,2}}"
+_NOUN_LIST_NAME = rf"{_TOKEN}(?:\s{_TOKEN}){{0,3}}"
 _LIST_AFTER_NOUN = re.compile(
     rf"{_LISTING_NOUN}\s+(?:the\s+)?"
     rf"({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)"
