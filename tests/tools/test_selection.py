@@ -190,3 +190,12 @@ def test_a_bare_name_joins_its_only_versioned_form():
     (conll,) = merge_names([("CoNLL", "used"), ("CoNLL-2003", "used")], text)
     assert set((conll.name, *conll.aliases)) == {"CoNLL", "CoNLL-2003"}
     assert not is_abbreviation_of("SQuAD", "SQuAD 1.1", text)
+
+
+def test_a_word_that_starts_only_one_other_name_is_its_short_form():
+    text = ("We use the Kelp Tree Bank and the Reef Full and Reef Polarity sets. Results on Kelp are in Table 2; the "
+            "Kelp Tree Bank has 40k sentences and the Kelp Tree Bank test set 2k. Reef data are reviews.")
+    merged = merge_names([("Kelp", "used"), ("Kelp Tree Bank", "used"), ("Reef", "used"), ("Reef Full", "used"),
+                          ("Reef Polarity", "used")], text)
+    assert [(d.name, d.aliases) for d in merged] == [("Kelp Tree Bank", ("Kelp",)), ("Reef", ()), ("Reef Full", ()),
+                                                     ("Reef Polarity", ())]

@@ -170,10 +170,12 @@ def is_fragment(short: str, long: str, text: str) -> bool:
 
 
 def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDataset]:
-    """Group (name, role) pairs that name one dataset; the display name is the one the text uses most, never a
-    fragment that the text writes only inside another member ("FACE" of "WIDER FACE"). A bare name joins its
-    versioned form when the proposals hold only one ("SQuAD" and "SQuAD 2.0"), not when they hold several
-    ("SQuAD 1.1" and "SQuAD 2.0": then "SQuAD" may mean either). A fragment joins the name it is written in."""
+    """Group (name, role) pairs that name one dataset; the display name is the one the text writes most on its
+    own (outside the other members), never a fragment that the text writes only inside another member ("FACE" of
+    "WIDER FACE"). A bare name joins its versioned form when the proposals hold only one ("SQuAD" and "SQuAD
+    2.0"), not when they hold several ("SQuAD 1.1" and "SQuAD 2.0": then "SQuAD" may mean either); likewise a
+    word joins the one longer name it starts ("X" and "X Treebank", not "Y" of "Y Full" and "Y Polarity"). A
+    fragment joins the name it is written in."""
     versions: dict[str, set[str]] = {}
     for name, _ in names:
         bare = unversioned(name)
@@ -184,9 +186,21 @@ def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDatas
         return any(len(versions.get(normalize_name(bare), ())) == 1 and normalize_name(other) == normalize_name(bare)
                    for bare, other in ((unversioned(a), b), (unversioned(b), a)) if bare is not None)
 
+    # a one-word name that starts only one other name is that dataset's short form ("X" of "X Treebank")
+    longer: dict[str, set[str]] = {}
+    for name, _ in names:
+        first, _, rest = name.strip().partition(" ")
+        if rest:
+            longer.setdefault(first.casefold(), set()).add(re.sub(r"\W+", "", name.casefold()))
+
+    def one_longer(a: str, b: str) -> bool:
+        return any(" " not in short.strip() and longer.get(short.strip().casefold(), set()) ==
+                   {re.sub(r"\W+", "", other.casefold())} for short, other in ((a, b), (b, a)))
+
     groups: list[list[tuple[str, str]]] = []
     for name, role in names:
         group = next((g for g in groups if any(same_dataset(name, other, text) or one_version(name, other)
+                                               or one_longer(name, other)
                                                or is_fragment(name, other, text) or is_fragment(other, name, text)
                                                for other, _ in g)), None)
         if group is None:
@@ -200,7 +214,7 @@ def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDatas
         members = [name for name, _ in group if name]
         counts = {name: count_mentions(name, text) for name in members}
         own = {name: mentions_outside(name, members, text) for name in members}
-        display = max(members, key=lambda n: (own[n] > 0, counts[n], -len(n), -members.index(n)))
+        display = max(members, key=lambda n: (own[n], -len(n), -members.index(n)))
         role = min((role for _, role in group), key=lambda r: ROLE_ORDER.get(r, 3))
         aliases = tuple(name for name in members if name != display)
         merged.append(ChosenDataset(display, aliases, role, sum(counts.values())))
