@@ -173,3 +173,27 @@ def test_mentions_outside_longer_names():
     assert mentions_outside("FACE", ["WIDER FACE", "FACE"], text) == 1
     assert mentions_outside("FACE", ["WIDER FACE"], text.replace("FACE alone", "It")) == 0
     assert mentions_outside("WIDER FACE", ["FACE"], text) == 2
+
+
+@pytest.mark.parametrize(("name", "sentences", "whole"), [
+    # written only inside a longer name: that name
+    ("Quokka Natural", ["We train on the Quokka Natural Speech Inference (QNSI) corpus.",
+                        "The Quokka Natural Speech Inference corpus has 9k pairs."], "Quokka Natural Speech Inference"),
+    ("Word Bench", ["We pretrain on the 3B Word Bench (Smith et al., 2014)."], "3B Word Bench"),
+    ("Task 2019", ["We use the Otter Shared Task 2019 treebanks."], "Otter Shared Task 2019"),
+    ("Pelican", ["Results on Pelican 2004 follow.", "Pelican 2004 is larger."], "Pelican 2004"),
+    # written on its own at least once: itself
+    ("Quokka Natural", ["The Quokka Natural Speech corpus.", "Quokka Natural has 9k pairs."], "Quokka Natural"),
+    ("OrcaSet", ["Using OrcaSet we train.", "The English OrcaSet part.", "The OrcaSet Dataset is large.",
+                 "We use the OrcaSet Test split.", "OrcaSet Smith2014Deep is cited."], "OrcaSet"),
+    ("Whale", ["Whale Whale Corpus is a layout artefact."], "Whale"),
+    # the sentence's first word is capitalised whatever it is; table text does not count
+    ("OrcaSet", ["Finally OrcaSet is used.", "Alpha OrcaSet 71.2 80.3 66.1 54.0 12.1"], "OrcaSet"),
+    # a piece of several names names none of them
+    ("Pelican", ["Results on Pelican 2001 and Pelican 2004 follow."], None),
+    ("Otter", ["The Otter Depth and Otter Pose corpora."], None),
+])
+def test_whole_name(name, sentences, whole):
+    from dsminer.tools.names import whole_name
+
+    assert whole_name(name, sentences) == whole

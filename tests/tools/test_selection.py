@@ -199,3 +199,18 @@ def test_a_word_that_starts_only_one_other_name_is_its_short_form():
                           ("Reef Polarity", "used")], text)
     assert [(d.name, d.aliases) for d in merged] == [("Kelp Tree Bank", ("Kelp",)), ("Reef", ()), ("Reef Full", ()),
                                                      ("Reef Polarity", ())]
+
+
+def test_a_proposed_piece_of_a_longer_name_is_selected_as_that_name_with_the_piece_as_alias():
+    sentences = ["We evaluate on the Quokka Natural Speech Inference corpus.",
+                 "Results on Pelican 2001 and Pelican 2004 follow.", "The Pelican 2004 dataset is used."]
+    proposals = [Proposal("Quokka Natural"), Proposal("Pelican")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert [(d.name, d.aliases) for d in selection.chosen] == [("Quokka Natural Speech Inference", ("Quokka Natural",))]
+    assert dict(selection.dropped) == {"Pelican": "a piece of other names"}
+
+
+def test_an_abbreviation_does_not_spell_the_data_noun_of_its_expansion():
+    assert is_abbreviation_of("QNSI", "Quokka Natural Speech Inference Corpus", "No such pairing here.")
+    assert is_abbreviation_of("QNSI", "Quokka Natural Speech Inference dataset", "No such pairing here.")
+    assert not is_abbreviation_of("QNSI", "Quokka Natural Speech Corpus", "No such pairing here.")

@@ -23,7 +23,7 @@ from dsminer.tools.names import (
     problem_in_text,
 )
 from dsminer.tools.pdf import ParsedPaper
-from dsminer.tools.text import DATA_NOUN, name_pattern
+from dsminer.tools.text import DATA_NOUN, is_table_row_text, name_pattern
 
 MAX_CANDIDATES = 12
 # A name token: capitalised, or lower-case with an inner capital ("bAbI"); with an optional year or version
@@ -94,7 +94,6 @@ _SECTION_WORDS = re.compile(r"^(?:EXPERIMENTS?|DATASETS?|RESULTS?|EVALUATION|DIS
 _DATA_HEADER = re.compile(r"(?:data ?sets?|data|corpus|corpora|benchmarks?)\s", re.I)
 _HEADER_WORDS = re.compile(r"^(?:(?:Train|Training|Test|Testing|Dev|Valid|Validation|Size|Classes|Samples|Examples|"
                            r"Epochs?|Avg|Average|Total|Type|Tasks?|Domain|Labels|Vocab|Length|Sentences|Documents)\s+)+")
-_NUMBER_TOKEN = re.compile(r"^(?:[-+(]?\d[\d.,%\u00b1hms]*[)%]?|-|\u2013)$")
 _ROW_NAME = re.compile(r"(?:^|(?<=\s))([A-Z][A-Za-z0-9\-.'\u2019]*(?:\s[A-Z][A-Za-z0-9\-.'\u2019]*){0,2})(?=\s+[-\d])")
 
 
@@ -187,12 +186,6 @@ def _written_alone(word: str, sentence: str) -> bool:
 
 def _table_cells(paper: ParsedPaper) -> list[str]:
     return [cell for table in paper.tables for cell in table.cells() if len(cell.split()) <= 4 and is_name_shaped(cell)]
-
-
-def is_table_row_text(sentence: str) -> bool:
-    """Whether a "sentence" is table text run together: many words, a third or more of them numbers."""
-    words = sentence.split()
-    return len(words) >= 5 and sum(bool(_NUMBER_TOKEN.match(w)) for w in words) >= len(words) / 3
 
 
 def lists_datasets(sentence: str) -> bool:

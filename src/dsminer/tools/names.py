@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from dsminer.schema import normalize_name
-from dsminer.tools.text import collapse_whitespace, name_pattern
+from dsminer.tools.text import collapse_whitespace, is_table_row_text, name_pattern
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +88,25 @@ _DATA_HEAD_AFTER = re.compile(
     r"[ \t\n]*(?:data ?sets?|data|corpus|corpora|benchmarks?|tree ?banks?|collections?|training|test|dev|validation)\b",
     re.I,
 )
+# A word that may be a piece of a longer name: capitalised ("Stanford", "Multi-Genre", "Children's") or a count with a
+# capital ("1B"); after a name also a year or a version ("X 2003", "X 1.1").
+_NAME_PIECE = re.compile(r"[A-Z][\w\-'\u2019]*|\d+[A-Z][\w\-]*")
+_PIECE_BEFORE = re.compile(r"(?<![\w\-'\u2019])([\w\-'\u2019]+)[ \t\n]+$")
+_PIECE_AFTER = re.compile(r"[ \t\n]+([A-Z][\w\-'\u2019]*[A-Za-z0-9]|(?:19|20)\d\d|\d+\.\d+)(?![\w\-])")
+# Capitalised words that are not pieces of a name: sentence openers, parts of the paper, languages (a part of the
+# data: "English X"), and after a name the words that make it data, a split, a task or a model ("X Dataset", "X Test").
+_NOT_PIECES = frozenset(word.casefold() for word in (
+    "As In On For With The Our Both All Each Using From And Or Of To A An This These That Those We It Its Their "
+    "Here There Table Tables Figure Fig Section Appendix Eq Datasets Dataset Data Experiments Experiment Results "
+    "Evaluation Following Unlike Like While When Since After Before Given Then Thus However Moreover Finally Also "
+    "Compared Besides Although If Every Some Most Many Other Such Only Note Training Test Testing Dev Validation "
+    "Train At By Is Are Was Were Has Have Can May Will Which Who Where How What Why Not No".split() + list(LANGUAGES)))
+_CITATION_KEY = re.compile(r"[A-Z][a-z]+\d{4}[A-Za-z]*")  # a BibTeX key run into the text ("Smith2014Deep")
+_DATA_WORDS = frozenset(
+    "dataset datasets data corpus corpora benchmark benchmarks set sets split splits collection collections task "
+    "tasks shared challenge reader model models module network net architecture encoder decoder classifier layer "
+    "mechanism algorithm method approach agent variant version leaderboard".split()
+) | _NOT_PIECES
 MODEL_HEAD_SHARE = 4  # a name is a model's when at least one in this many of its mentions has a model word after it
 
 
@@ -160,6 +179,57 @@ def clean_name(raw: str, paper_text: str) -> str | None:
     if written is None:
         logger.debug("dropped name %r: not in the paper text", raw)
     return written
+
+
+def _piece_before(sentence: str, start: int) -> str | None:
+    """The name-like word right before `start` ("Stanford" of "Stanford Natural", "1B" of "1B Word"), if any."""
+    match = _PIECE_BEFORE.search(sentence, 0, start)
+    if match is None or not _NAME_PIECE.fullmatch(match.group(1)) or match.group(1).casefold() in _NOT_PIECES:
+        return None
+    word = match.group(1)
+    if not sentence[:match.start(1)].strip(" \t\n\"'(\u201c\u2018") and sum(c.isupper() for c in word) < 2 \
+            and not any(c.isdigit() for c in word):
+        return None  # the sentence's first word is capitalised whatever it is
+    return word
+
+
+def _piece_after(sentence: str, end: int) -> str | None:
+    """The name-like word, year or version right after `end` ("Language" of "Stanford Natural Language"), if any."""
+    match = _PIECE_AFTER.match(sentence, end)
+    if match is None or match.group(1).casefold() in _DATA_WORDS or _CITATION_KEY.fullmatch(match.group(1)):
+        return None
+    return match.group(1)
+
+
+def whole_name(name: str, sentences: Sequence[str]) -> str | None:
+    """`name`, or the longer name it is a piece of when the paper never writes it on its own.
+
+    A proposed "Stanford Natural" that every prose sentence writes inside "Stanford Natural Language Inference"
+    is that name; "Word Benchmark" written only as "1B Word Benchmark" is "1B Word Benchmark". A piece of several
+    names ("X" written only as "X 2000" and "X 2003") names none of them: None. Table text, sentence openers, a
+    language before the name ("English X", a part of X) and a data noun after it ("X Dataset") do not count.
+    """
+    pattern = name_pattern(name)
+    if pattern is None:
+        return name
+    forms: dict[str, str] = {}
+    for sentence in sentences:
+        if is_table_row_text(sentence):
+            continue
+        for match in pattern.finditer(sentence):
+            start, end = match.start(), match.end()
+            while (piece := _piece_before(sentence, start)) is not None:
+                start = sentence.rindex(piece, 0, start)
+            while (piece := _piece_after(sentence, end)) is not None:
+                end = sentence.index(piece, end) + len(piece)
+            whole = collapse_whitespace(sentence[start:end])
+            if (start, end) == (match.start(), match.end()) or len(pattern.findall(whole)) > 1:
+                return name  # written on its own (a name run into itself is a layout artefact: "X X Corpus")
+            forms.setdefault(whole.casefold(), whole)
+    if len(forms) != 1:
+        return name if not forms else None
+    whole = next(iter(forms.values()))
+    return whole if len(whole.split()) <= MAX_NAME_WORDS and name_problem(whole) is None else None
 
 
 def clean_dataset_names(raw: Sequence[str], paper_text: str) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dsminer.schema import normalize_name
 from dsminer.tools.candidates import LIST_OPENER, SPLIT_NOUN, data_support, is_table_row_text, lists_datasets
@@ -18,6 +18,7 @@ from dsminer.tools.names import (
     count_mentions,
     mentions_outside,
     problem_in_text,
+    whole_name,
 )
 from dsminer.tools.text import name_pattern
 
@@ -33,6 +34,7 @@ _CREATION_CUE = re.compile(
 _VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:v(?:ersion)?\s*)?(?:\d+(?:\.\d+)+|(?:19|20)\d\d)$")
 # A language before a dataset's name names that language's part of it ("English X" of "X").
 _LANGUAGE_PART = re.compile(rf"(?:{'|'.join(LANGUAGES)})\s+(\S.*)$")
+_DATA_NOUN_END = re.compile(r"\s+(?i:data ?sets?|corpus|corpora|benchmarks?|collections?)$")
 _FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "a", "an", "&"})
 
 
@@ -115,8 +117,8 @@ def is_abbreviation_of(short: str, long: str, text: str) -> bool:
     capitals = "".join(c for c in short if c.isupper())
     if not (2 <= len(capitals) <= 8 and re.match(r"[A-Z]{2}", short) and len(long.split()) >= 2):
         return False
-    if abbreviates(short, long):
-        return True
+    if abbreviates(short, long) or abbreviates(short, _DATA_NOUN_END.sub("", long)):
+        return True  # the data noun is not spelled ("SNLI" of "Stanford Natural Language Inference Corpus")
     pair = rf"{re.escape(long)}\s*\(\s*{re.escape(short)}\s*\)|{re.escape(short)}\s*\(\s*{re.escape(long)}\s*\)"
     return re.search(pair, text, re.I) is not None
 
@@ -286,6 +288,7 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
     """
     selection = Selection()
     kept: list[tuple[str, str]] = []
+    pieces: dict[str, list[str]] = {}  # the proposed pieces of a longer name, which stay its aliases
     for proposal in proposals:
         if not is_dataset(proposal, sentences):
             selection.dropped.append((proposal.name, f"kind {proposal.kind}"))
@@ -295,9 +298,18 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
         if name is None:
             selection.dropped.append((proposal.name, problem[0] if problem else "not in the paper text or generic"))
             continue
-        kept.append((name, checked_role(name, proposal.role, sentences)))
+        whole = whole_name(name, sentences)
+        if whole is None or (whole != name and problem_in_text(whole, paper_text)):
+            selection.dropped.append((proposal.name, "a piece of other names"))
+            continue
+        if whole != name:
+            pieces.setdefault(normalize_name(whole), []).append(name)
+        kept.append((whole, checked_role(whole, proposal.role, sentences)))
     support: dict[str, int] = {}
     for dataset in merge_names(kept, paper_text):
+        extra = [piece for member in (dataset.name, *dataset.aliases) for piece in pieces.get(normalize_name(member), [])]
+        if extra:
+            dataset = replace(dataset, aliases=tuple(dict.fromkeys((*dataset.aliases, *extra))))
         support[dataset.name] = data_sentences(dataset, sentences)
         if support[dataset.name] == 0:
             selection.dropped.append((dataset.name, "not written as data"))
