@@ -102,7 +102,7 @@ _NOT_PIECES = frozenset(word.casefold() for word in (
     "Compared Besides Although If Every Some Most Many Other Such Only Note Training Test Testing Dev Validation "
     "Train At By Is Are Was Were Has Have Can May Will Which Who Where How What Why Not No".split() + list(LANGUAGES)))
 _CITATION_KEY = re.compile(r"[A-Z][a-z]+\d{4}[A-Za-z]*")  # a BibTeX key run into the text ("Smith2014Deep")
-_DATA_WORDS = frozenset(
+_NOT_AFTER = frozenset(
     "dataset datasets data corpus corpora benchmark benchmarks set sets split splits collection collections task "
     "tasks shared challenge reader model models module network net architecture encoder decoder classifier layer "
     "mechanism algorithm method approach agent variant version leaderboard".split()
@@ -196,7 +196,7 @@ def _piece_before(sentence: str, start: int) -> str | None:
 def _piece_after(sentence: str, end: int) -> str | None:
     """The name-like word, year or version right after `end` ("Language" of "Stanford Natural Language"), if any."""
     match = _PIECE_AFTER.match(sentence, end)
-    if match is None or match.group(1).casefold() in _DATA_WORDS or _CITATION_KEY.fullmatch(match.group(1)):
+    if match is None or match.group(1).casefold() in _NOT_AFTER or _CITATION_KEY.fullmatch(match.group(1)):
         return None
     return match.group(1)
 
@@ -214,9 +214,10 @@ def whole_name(name: str, sentences: Sequence[str]) -> str | None:
         return name
     forms: dict[str, str] = {}
     for sentence in sentences:
-        if is_table_row_text(sentence):
+        matches = list(pattern.finditer(sentence))
+        if not matches or is_table_row_text(sentence):
             continue
-        for match in pattern.finditer(sentence):
+        for match in matches:
             start, end = match.start(), match.end()
             while (piece := _piece_before(sentence, start)) is not None:
                 start = sentence.rindex(piece, 0, start)
@@ -229,7 +230,7 @@ def whole_name(name: str, sentences: Sequence[str]) -> str | None:
     if len(forms) != 1:
         return name if not forms else None
     whole = next(iter(forms.values()))
-    return whole if len(whole.split()) <= MAX_NAME_WORDS and name_problem(whole) is None else None
+    return whole if name_problem(whole) is None else None  # a name by its shape (not a sentence, tool, task ...)
 
 
 def clean_dataset_names(raw: Sequence[str], paper_text: str) -> list[str]:

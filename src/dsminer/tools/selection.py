@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from dsminer.schema import normalize_name
-from dsminer.tools.candidates import LIST_OPENER, SPLIT_NOUN, data_support, is_table_row_text, lists_datasets
+from dsminer.tools.candidates import LIST_OPENER, SPLIT_NOUN, data_support, lists_datasets
 from dsminer.tools.names import (
     LANGUAGES,
     clean_name,
@@ -20,7 +20,7 @@ from dsminer.tools.names import (
     problem_in_text,
     whole_name,
 )
-from dsminer.tools.text import name_pattern
+from dsminer.tools.text import is_table_row_text, name_pattern
 
 ROLE_ORDER = {"created": 0, "used": 1, "mentioned": 2}
 _TAIL_WORDS = re.compile(r"^(.*?[A-Z0-9][^ ]*)((?:\s+[a-z][a-z\-]*)*\s+(?:data ?sets?|corpus|corpora|benchmarks?|data))$")
@@ -307,7 +307,8 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
         kept.append((whole, checked_role(whole, proposal.role, sentences)))
     support: dict[str, int] = {}
     for dataset in merge_names(kept, paper_text):
-        extra = [piece for member in (dataset.name, *dataset.aliases) for piece in pieces.get(normalize_name(member), [])]
+        members = (dataset.name, *dataset.aliases)
+        extra = [piece for member in members for piece in pieces.get(normalize_name(member), [])]
         if extra:
             dataset = replace(dataset, aliases=tuple(dict.fromkeys((*dataset.aliases, *extra))))
         support[dataset.name] = data_sentences(dataset, sentences)
