@@ -36,7 +36,14 @@ PAPER = (
     ("We use three datasets: Kite\u2019s News, Reef Polarity and OrcaSet.",
      ["Kite\u2019s News", "Reef Polarity", "OrcaSet"]),
     ("Results on benchmarks such as WhaleQA and the Atlantic Whale Corpus.", ["WhaleQA", "Atlantic Whale Corpus"]),
-    ("We use two datasets: the Stanford Whale Song Inference (SWSI) corpus and more.", ["Stanford Whale Song Inference"]),
+    ("We use two datasets: the Stanford Whale Song Inference (SWSI) corpus and more.",
+     ["Stanford Whale Song Inference", "SWSI"]),
+    ("The Whale Song Inference (WSI) corpus holds 5k pairs.", ["Whale Song Inference", "WSI"]),
+    ("We test on two test datasets OrcaSet5 and OrcaSet14.", ["OrcaSet5", "OrcaSet14"]),
+    ("We compare on standard datasets (KiteKG-237, WhaleNet18) across tasks.", ["KiteKG-237", "WhaleNet18"]),
+    ("We use three benchmarks, i.e., Kelpwood, Shoalnet and Reefbank.", ["Kelpwood", "Shoalnet", "Reefbank"]),
+    ("On both datasets, OrcaNet beats WhaleGAN.", []),
+    ("Both datasets Firstly hold songs.", []),
     ("We evaluate on SQuAD and the WhaleQA stories.", ["SQuAD", "WhaleQA"]),
     ("Figure 3 shows the Reefline dataset.", ["Reefline"]),
     ("Reefline datasets are big.", []),
@@ -59,7 +66,9 @@ def test_candidate_names(sentence, names):
     ("OrcaSet-5", True), ("WSJ", True), ("Penn Treebank", True), ("4 EXPERIMENTS", False), ("As WIDER FACE", False),
     ("ResNet-50", False), ("PP from S", False), ("Rater Agreement The SemEval", False), ("Yah. A", False),
     ("KiteNLI This", False),
-    ("U.S. Census", True), ("Movie Review Data", True), ("Dataset of Calls", False), ("accuracy", False), ("GPU", False), ("2\U0001d451", False), ("x", False),
+    ("U.S. Census", True), ("Movie Review Data", True), ("Dataset of Calls", False), ("accuracy", False), ("GPU", False),
+    ("2\U0001d451", False), ("x", False), ("LSTMs", False), ("KBs", False), ("APPENDIX I", False),
+    ("VII-Results", False), ("V-ORCA", True),
 ])
 def test_is_name_shaped(token, shaped):
     assert is_name_shaped(token) is shaped
@@ -175,3 +184,18 @@ def test_sentence_candidates(sentence, names):
     from dsminer.tools.candidates import sentence_candidates
 
     assert sentence_candidates(sentence) == names
+
+
+def test_a_piece_of_one_longer_name_is_offered_as_that_name(make_pdf):
+    text = ("Datasets\n\nAccuracy for the Kelp Reef 2011 dataset is in Table 2.\n\n"
+            "Kelp Reef 2011 holds 5,000 dives.\n\n"
+            "We also train on the OrcaSet corpus and the OrcaSet Plus corpus.")
+    names = [c.name for c in find_candidates(parse_pdf(make_pdf("whole.pdf", [text])))]
+    assert "Kelp Reef 2011" in names and "Reef 2011" not in names
+    assert "OrcaSet" in names  # written on its own too: stays itself
+
+
+def test_a_name_spelled_out_before_its_acronym_offers_both(make_pdf):
+    text = "Datasets\n\nThe Whale Song Inference (WSI) corpus holds 5,000 pairs.\n\nWe train on WSI."
+    names = [c.name for c in find_candidates(parse_pdf(make_pdf("acro.pdf", [text])))]
+    assert {"Whale Song Inference", "WSI"} <= set(names)

@@ -105,6 +105,7 @@ def test_footnote_digit_on_upper_case_names(raw, text, expected):
 
 @pytest.mark.parametrize("name, code", [
     ("Smith et al., 2015", "citation"), ("Zhang, 2015", "citation"), ("Jones (2019)", "citation"),
+    ("Marlow2011LearningSongs", "citation"), ("KiteQA Finch2016", "citation"), ("SemEval2014", None),
     ("large text dataset", "generic"), ("instruction tuning", "generic"),
     ("We train our model on a large collection of news articles crawled", "sentence"),
     ("Watson API", "tool"), ("RLlib library", "tool"), ("BerkeleyParser", "tool"), ("Yah. A", "abbreviation"),

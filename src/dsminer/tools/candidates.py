@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate
 
 from dsminer.tools.catalog import catalog_names_in
@@ -21,6 +21,7 @@ from dsminer.tools.names import (
     looks_like_non_dataset,
     mentions_outside,
     problem_in_text,
+    whole_name,
 )
 from dsminer.tools.pdf import ParsedPaper
 from dsminer.tools.text import DATA_NOUN, is_table_row_text, name_pattern
@@ -39,6 +40,12 @@ _LISTING_NOUN = rf"\b(?:data ?sets?|corpora|benchmarks?){LIST_OPENER}"
 _NOUN_LIST_NAME = rf"{_TOKEN}(?:\s{_TOKEN}){{0,3}}"
 _LIST_AFTER_NOUN = re.compile(
     rf"{_LISTING_NOUN}\s+(?:the\s+)?"
+    rf"({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)"
+)
+# Names right after a data noun without "such as" or a colon, in prose: "two test datasets X and Y", "datasets (X, Y,
+# Z)", "benchmarks, i.e., X and Y" (not after a comma alone: "on both datasets, X beats Y").
+_NAMES_AFTER_NOUN = re.compile(
+    rf"\b(?:data ?sets?|corpora|benchmarks?)(?:\s*\(|,?\s+(?:i\.e\.|e\.g\.|namely)\s*[,:]?)?\s*(?:the\s+)?"
     rf"({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)"
 )
 # A split of a dataset written after its name: "the bAbI training set", "the WSJ test data".
@@ -70,6 +77,11 @@ _BEFORE_KIND_NOUN = re.compile(
 _CAP_WORD = r"[A-Z][A-Za-z0-9\-'\u2019]*"
 # Capitalised words before a data noun ("Wall Street Journal corpus") or ending in one ("Penn Treebank").
 _PHRASE_BEFORE_NOUN = re.compile(rf"\b((?:{_CAP_WORD}\s+){{1,3}}{_CAP_WORD})\s+(?:data ?sets?|corpus|corpora|benchmarks?)\b")
+# A name spelled out with its acronym before a data noun: "the Xyz Question Answering (XQA) corpus" gives both.
+_DEFINED_BEFORE_NOUN = re.compile(
+    rf"\b(?:(?:The|A|An|Our|This)\s+)?((?:{_CAP_WORD}\s+){{1,5}}{_CAP_WORD})\s+\(({_TOKEN})\)\s+"
+    r"(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?)\b"
+)
 _PHRASE_WITH_NOUN = re.compile(
     rf"\b((?:{_CAP_WORD}\s+){{1,3}}(?:Treebank|TreeBank|Corpus|Dataset|DataSet|Benchmark|Bank|Challenge))\b"
 )
@@ -90,7 +102,10 @@ _JOINERS = frozenset({"of", "the", "and", "for", "on", "in", "de", "&"})
 _LEADING_WORDS = frozenset("As In On For With The Our Both All Each Using From And Or Of To A An This These That Those "
                            "We It Its Their Here There".split())
 _ODD_CHARS = re.compile(r"[^A-Za-z0-9 .'\u2019\-+/&]")
-_SECTION_WORDS = re.compile(r"^(?:EXPERIMENTS?|DATASETS?|RESULTS?|EVALUATION|DISCUSSION|INTRODUCTION|METHODS?)$", re.I)
+_SECTION_WORDS = re.compile(r"^(?:EXPERIMENTS?|DATASETS?|RESULTS?|EVALUATION|DISCUSSION|INTRODUCTION|METHODS?|"
+                            r"APPENDI(?:X|CES)|(?-i:(?:II|III|IV|VI|VII|VIII|IX|XI|XII)-[A-Z][a-z]+))$", re.I)
+# A plural acronym ("CNNs", "KBs") names a kind of thing, not one dataset.
+_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
 _DATA_HEADER = re.compile(r"(?:data ?sets?|data|corpus|corpora|benchmarks?)\s", re.I)
 _HEADER_WORDS = re.compile(r"^(?:(?:Train|Training|Test|Testing|Dev|Valid|Validation|Size|Classes|Samples|Examples|"
                            r"Epochs?|Avg|Average|Total|Type|Tasks?|Domain|Labels|Vocab|Length|Sentences|Documents)\s+)+")
@@ -118,7 +133,7 @@ def is_name_shaped(token: str) -> bool:
         return False
     if words[0] in _LEADING_WORDS or words[0][0].isdigit() or _ODD_CHARS.search(token):
         return False
-    if any(_SECTION_WORDS.match(word) for word in words):
+    if any(_SECTION_WORDS.match(word) for word in words) or _PLURAL_ACRONYM.fullmatch(token):
         return False
     if any(word[0].islower() and word not in _JOINERS for word in words[1:]):
         return False  # "PP from S", "Results per class": a phrase, not a name
@@ -135,6 +150,7 @@ def is_word_name(token: str) -> bool:
     a name only where a sentence writes it as data (see `candidate_names`)."""
     token = token.strip(" .")
     return (re.fullmatch(r"[A-Z][a-z]{3,}[A-Za-z0-9\-]*", token) is not None and token not in NOT_DATASETS
+            and not re.fullmatch(r"[A-Z][a-z]+ly", token)
             and token not in LANGUAGES and token not in _LEADING_WORDS and not _SECTION_WORDS.match(token)
             and looks_like_non_dataset(token) is None)
 
@@ -155,12 +171,17 @@ def candidate_names(sentence: str) -> list[str]:
     with another name."""
     found: list[str] = []
     words: list[str] = []
-    for pattern in (_LIST_AFTER, _LIST_AFTER_NOUN, _USED_ON):
+    patterns = [_LIST_AFTER, _LIST_AFTER_NOUN, _USED_ON]
+    if not is_table_row_text(sentence):
+        patterns.append(_NAMES_AFTER_NOUN)  # in table text, "Datasets" heads a column of labels and numbers
+    for pattern in patterns:
         for match in pattern.finditer(sentence):
             parts = [part for part in _SPLIT.split(match.group(1)) if part]
             found.extend(parts)
-            if pattern is _LIST_AFTER_NOUN or len(parts) > 1:
+            if pattern in (_LIST_AFTER_NOUN, _NAMES_AFTER_NOUN) or len(parts) > 1:
                 words.extend(parts)
+    for match in _DEFINED_BEFORE_NOUN.finditer(sentence):
+        found.extend(match.groups())
     for match in (*_BEFORE_NOUN.finditer(sentence), *_BEFORE_KIND_NOUN.finditer(sentence)):
         found.append(match.group(1))
         if match.start() > 0:
@@ -256,7 +277,8 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
     also writes in lower case, nor a name the selection drops whatever the names step says of it (a citation, a
     tool, an acronym defined as a model, a model's name, a cited surname: see `problem_in_text`). The selection
     keeps only such names, so offering the others would only spend the step's output on them. A name written
-    only inside a longer candidate ("FACE" of "WIDER FACE") is left out."""
+    only inside a longer candidate ("FACE" of "WIDER FACE") is left out, and a piece the prose writes only
+    inside one longer name is offered as that name (see `whole_name`), as the selection reads it."""
     body = paper.body_sentences()
     text = "\n".join(body)
     sources: dict[str, tuple[str, set[str]]] = {}
@@ -278,5 +300,10 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
              and problem_in_text(name, paper.text) is None]
     names = [candidate.name for candidate in found]
     found = [candidate for candidate in found if mentions_outside(candidate.name, names, text)]
-    return sorted(found, key=lambda c: -c.score)[:limit]
+    wholes: dict[str, Candidate] = {}
+    for candidate in sorted(found, key=lambda c: -c.score):
+        whole = whole_name(candidate.name, body)
+        if whole is not None and (whole == candidate.name or problem_in_text(whole, paper.text) is None):
+            wholes.setdefault(whole.casefold(), replace(candidate, name=whole))
+    return list(wholes.values())[:limit]
 

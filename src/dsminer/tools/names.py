@@ -101,7 +101,7 @@ _NOT_PIECES = frozenset(word.casefold() for word in (
     "Evaluation Following Unlike Like While When Since After Before Given Then Thus However Moreover Finally Also "
     "Compared Besides Although If Every Some Most Many Other Such Only Note Training Test Testing Dev Validation "
     "Train At By Is Are Was Were Has Have Can May Will Which Who Where How What Why Not No".split() + list(LANGUAGES)))
-_CITATION_KEY = re.compile(r"[A-Z][a-z]+\d{4}[A-Za-z]*")  # a BibTeX key run into the text ("Smith2014Deep")
+_CITATION_KEY = re.compile(r"[A-Z][a-z]+(?:19|20)\d\d[A-Za-z]*")  # a BibTeX key run into the text ("Smith2014Deep")
 _NOT_AFTER = frozenset(
     "dataset datasets data corpus corpora benchmark benchmarks set sets split splits collection collections task "
     "tasks shared challenge reader model models module network net architecture encoder decoder classifier layer "
@@ -251,7 +251,7 @@ def name_problem(name: str) -> tuple[str, str] | None:
     """Why `name` is not a dataset name, as (code, message): a citation, a generic phrase, a sentence,
     a tool, or a model, method, metric or task. None when it looks like a name."""
     text = collapse_whitespace(name)
-    if _CITATION.search(text):
+    if _CITATION.search(text) or any(_CITATION_KEY.fullmatch(word) for word in text.split()):
         return "citation", f"{name!r} is a citation, not a dataset"
     if len(text.split()) > MAX_NAME_WORDS:
         return "sentence", f"{name!r} is a phrase or sentence, not a name"
