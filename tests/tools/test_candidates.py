@@ -39,6 +39,7 @@ PAPER = (
     ("We use two datasets: the Stanford Whale Song Inference (SWSI) corpus and more.",
      ["Stanford Whale Song Inference", "SWSI"]),
     ("The Whale Song Inference (WSI) corpus holds 5k pairs.", ["Whale Song Inference", "WSI"]),
+    ("Song Inference (WSI) corpus (Finch et al., 2015).", ["WSI"]),
     ("We test on two test datasets OrcaSet5 and OrcaSet14.", ["OrcaSet5", "OrcaSet14"]),
     ("We compare on standard datasets (KiteKG-237, WhaleNet18) across tasks.", ["KiteKG-237", "WhaleNet18"]),
     ("We use three benchmarks, i.e., Kelpwood, Shoalnet and Reefbank.", ["Kelpwood", "Shoalnet", "Reefbank"]),

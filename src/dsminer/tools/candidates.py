@@ -181,7 +181,9 @@ def candidate_names(sentence: str) -> list[str]:
             if pattern in (_LIST_AFTER_NOUN, _NAMES_AFTER_NOUN) or len(parts) > 1:
                 words.extend(parts)
     for match in _DEFINED_BEFORE_NOUN.finditer(sentence):
-        found.extend(match.groups())
+        spelled, acronym = match.groups()
+        # the spelled-out name starts where the acronym does: not the tail of a name cut at a line break
+        found.extend((spelled, acronym) if spelled[0].casefold() == acronym[0].casefold() else (acronym,))
     for match in (*_BEFORE_NOUN.finditer(sentence), *_BEFORE_KIND_NOUN.finditer(sentence)):
         found.append(match.group(1))
         if match.start() > 0:
