@@ -17,11 +17,11 @@ from dsminer.tools.names import (
     LANGUAGES,
     NOT_DATASETS,
     POSSESSIVE,
+    checked_whole_name,
     count_mentions,
     looks_like_non_dataset,
     mentions_outside,
     problem_in_text,
-    whole_name,
 )
 from dsminer.tools.pdf import ParsedPaper
 from dsminer.tools.text import DATA_NOUN, is_table_row_text, name_pattern
@@ -304,8 +304,10 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
     found = [candidate for candidate in found if mentions_outside(candidate.name, names, text)]
     wholes: dict[str, Candidate] = {}
     for candidate in sorted(found, key=lambda c: -c.score):
-        whole = whole_name(candidate.name, body)
-        if whole is not None and (whole == candidate.name or problem_in_text(whole, paper.text) is None):
+        if len(wholes) == limit:
+            break
+        whole = checked_whole_name(candidate.name, body, paper.text)
+        if whole is not None:
             wholes.setdefault(whole.casefold(), replace(candidate, name=whole))
-    return list(wholes.values())[:limit]
+    return list(wholes.values())
 

@@ -233,6 +233,14 @@ def whole_name(name: str, sentences: Sequence[str]) -> str | None:
     return whole if name_problem(whole) is None else None  # a name by its shape (not a sentence, tool, task ...)
 
 
+def checked_whole_name(name: str, sentences: Sequence[str], paper_text: str) -> str | None:
+    """`whole_name`, or None when the longer name is one the paper text rules out (see `problem_in_text`)."""
+    whole = whole_name(name, sentences)
+    if whole is None or (whole != name and problem_in_text(whole, paper_text)):
+        return None
+    return whole
+
+
 def clean_dataset_names(raw: Sequence[str], paper_text: str) -> list[str]:
     """Proposed names cleaned, checked against the paper text and deduplicated, in order.
 

@@ -14,11 +14,11 @@ from dsminer.schema import normalize_name
 from dsminer.tools.candidates import LIST_OPENER, SPLIT_NOUN, data_support, lists_datasets
 from dsminer.tools.names import (
     LANGUAGES,
+    checked_whole_name,
     clean_name,
     count_mentions,
     mentions_outside,
     problem_in_text,
-    whole_name,
 )
 from dsminer.tools.text import is_table_row_text, name_pattern
 
@@ -298,8 +298,8 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
         if name is None:
             selection.dropped.append((proposal.name, problem[0] if problem else "not in the paper text or generic"))
             continue
-        whole = whole_name(name, sentences)
-        if whole is None or (whole != name and problem_in_text(whole, paper_text)):
+        whole = checked_whole_name(name, sentences, paper_text)
+        if whole is None:
             selection.dropped.append((proposal.name, "a piece of other names"))
             continue
         if whole != name:
