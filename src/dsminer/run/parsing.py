@@ -102,9 +102,9 @@ class PaperParser:
         with self.lock:
             future = self.pending.pop(path, None) or self._submit(path)
             workers = _workers(self.pool)
+            generation = self.generation  # the pool `future` runs in (topping up may replace a broken one)
             self.taken.add(path)
             self._top_up()
-            generation = self.generation
         try:
             result = future.result(timeout)
         except FutureTimeout:
@@ -151,8 +151,14 @@ class PaperParser:
         return ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"), initializer=_yield_cpu)
 
     def _submit(self, path: Path) -> Future[ParsedPaper | str]:
-        if self.pool is None:
-            self.pool = self._new_pool(self.processes)
+        """Queue `path` in the pool; a pool a crash broke before anyone asked for the crashed paper is replaced
+        (its queued papers fail with `BrokenProcessPool` and are parsed again when asked for)."""
+        if self.pool is not None:
+            try:
+                return self.pool.submit(_parse_in_child, self.reader, path)
+            except BrokenProcessPool:
+                self._drop_pool(self.generation)
+        self.pool = self._new_pool(self.processes)
         return self.pool.submit(_parse_in_child, self.reader, path)
 
     def _top_up(self) -> None:
