@@ -19,7 +19,8 @@ _GENERIC_WORDS = frozenset(
      "unknown", "unspecified", "other", "our dataset", "the dataset", "this dataset", "our data"}
 )
 _EDGE_JUNK = "\"'`\u201c\u201d\u2018\u2019*\u2022\u00b7\u2013\u2014-:;,. \t\n"
-_GENERIC_SUFFIX = re.compile(r"\s+(?:data ?sets?|corpus|corpora|benchmarks?)$", re.I)
+# A data noun ending a name ("X dataset", "X corpus"): the bare "X" is how the paper often writes it.
+DATA_NOUN_END = re.compile(r"\s+(?i:data ?sets?|corpus|corpora|benchmarks?|collections?)$")
 _GLUED_DIGIT = re.compile(r"^(.*[A-Za-z0-9])[0-9]$")
 
 _METRICS = frozenset(
@@ -163,7 +164,7 @@ def _without_footnote_digit(name: str, text: str) -> str:
 
 def _written_form(name: str, text: str) -> str | None:
     """`name` as the paper writes it, trying it without "the" and a generic suffix; None if absent."""
-    bare = _GENERIC_SUFFIX.sub("", re.sub(r"^the\s+", "", name, flags=re.I))
+    bare = DATA_NOUN_END.sub("", re.sub(r"^the\s+", "", name, flags=re.I))
     for form in (name, bare):
         if form and occurs_in(form, text):
             return form

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from dsminer.schema import normalize_name
 from dsminer.tools.candidates import LIST_OPENER, SPLIT_NOUN, data_support, lists_datasets
 from dsminer.tools.names import (
+    DATA_NOUN_END,
     LANGUAGES,
     checked_whole_name,
     clean_name,
@@ -34,7 +35,6 @@ _CREATION_CUE = re.compile(
 _VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:v(?:ersion)?\s*)?(?:\d+(?:\.\d+)+|(?:19|20)\d\d)$")
 # A language before a dataset's name names that language's part of it ("English X" of "X").
 _LANGUAGE_PART = re.compile(rf"(?:{'|'.join(LANGUAGES)})\s+(\S.*)$")
-_DATA_NOUN_END = re.compile(r"\s+(?i:data ?sets?|corpus|corpora|benchmarks?|collections?)$")
 _FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "a", "an", "&"})
 
 
@@ -117,7 +117,7 @@ def is_abbreviation_of(short: str, long: str, text: str) -> bool:
     capitals = "".join(c for c in short if c.isupper())
     if not (2 <= len(capitals) <= 8 and re.match(r"[A-Z]{2}", short) and len(long.split()) >= 2):
         return False
-    if abbreviates(short, long) or abbreviates(short, _DATA_NOUN_END.sub("", long)):
+    if abbreviates(short, long) or abbreviates(short, DATA_NOUN_END.sub("", long)):
         return True  # the data noun is not spelled ("SNLI" of "Stanford Natural Language Inference Corpus")
     pair = rf"{re.escape(long)}\s*\(\s*{re.escape(short)}\s*\)|{re.escape(short)}\s*\(\s*{re.escape(long)}\s*\)"
     return re.search(pair, text, re.I) is not None
