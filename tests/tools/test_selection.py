@@ -30,6 +30,13 @@ TEXT = ("We evaluate on the Penn Treebank (PTB), on PTB again, on the CNN/DailyM
     ("AB", "AB\u2019s Reviews", True),  # a table's short form of a possessive name
     ("AB's Reviews", "AB", True),
     ("AB", "ABC's Reviews", False),
+    ("OWL", "OWLpedia", True),  # a table header's cut of a one-word name
+    ("OWLpedia", "OWL", True),
+    ("OWL", "OWlpedia", True),
+    ("OWL", "OWLS", False),
+    ("OWL", "OWL2", False),
+    ("OWL", "OWLpedia Full", False),
+    ("OW", "OWlet", False),
     ("AHT", "Acme Harbor Treebank", True),
     ("AHT", "Acme Chinese Harbor Treebank", False),  # passes over a capitalised word: that name is CHT's
     ("CHT", "Acme Chinese Harbor Treebank", True),

@@ -140,8 +140,9 @@ def _inline(pattern: re.Pattern[str]) -> str:
 
 def same_dataset(a: str, b: str, text: str) -> bool:
     """Whether two names are one dataset: same base, "owner/X" and "X", "X" and "X's Y" (a table's short form
-    of a possessive name: "AG" of "AG's News"), abbreviation and expansion, a language's part ("English X" and
-    "X"), or a part the text says is of the other ("the WSJ part of the Penn Treebank")."""
+    of a possessive name: "AG" of "AG's News"), a word cut short ("ABC" of "ABCpedia"), abbreviation and
+    expansion, a language's part ("English X" and "X"), or a part the text says is of the other ("the WSJ part
+    of the Penn Treebank")."""
     if base_key(a) == base_key(b):
         return True
     for left, right in ((a, b), (b, a)):
@@ -150,11 +151,19 @@ def same_dataset(a: str, b: str, text: str) -> bool:
             return True
         if "/" in left and normalize_name(left.rsplit("/", 1)[1]) == normalize_name(right):
             return True
-        if re.match(rf"{re.escape(left.strip())}['\u2019]s\s", right.strip()):
+        if re.match(rf"{re.escape(left.strip())}['\u2019]s\s", right.strip()) or truncates(left, right):
             return True
         if is_abbreviation_of(left, right, text):
             return True
     return part_of(a, b, text) or part_of(b, a, text)  # last: it searches the whole text
+
+
+def truncates(short: str, long: str) -> bool:
+    """Whether `short` is a table's cut of the one-word name `long`: its capitals, then the rest of the word in
+    lower case ("ABC" of "ABCpedia" or "ABcpedia"), as a column header too narrow for the name writes it."""
+    short, long = short.strip(), long.strip()
+    return (re.fullmatch(r"[A-Z]{3,}", short) is not None and long[:len(short)].casefold() == short.casefold()
+            and re.fullmatch(r"[a-z]{2,}", long[len(short):]) is not None)
 
 
 def unversioned(name: str) -> str | None:
