@@ -400,6 +400,24 @@ def test_an_agent_run_resumed_counts_its_reflections_over_the_whole_run(corpus, 
     assert resumed["tool.names.calls"] == whole["tool.names.calls"]
 
 
+def test_a_resume_after_a_kill_keeps_the_agent_counters_of_the_papers_committed_before_it(corpus, run_in,
+                                                                                        monkeypatch):
+    from dsminer.run import harness
+
+    with FakeOpenAI([scripted] * 200) as fake:
+        assert run_in(corpus, fake, "--condition", "s1a", "--out", "whole").exit_code == 0
+        with monkeypatch.context() as killed:  # killed after two papers: the run is never finished
+            killed.setattr(harness, "_finish", lambda *args, **kwargs: None)
+            assert run_in(corpus, fake, "--condition", "s1a", "--limit", "2").exit_code == 0
+        assert json.loads(Path("out/manifest.json").read_text())["status"] == "running"
+        assert run_in(corpus, fake, "--condition", "s1a").exit_code == 0
+    whole = json.loads(Path("whole/manifest.json").read_text())["metrics"]
+    resumed = json.loads(Path("out/manifest.json").read_text())["metrics"]
+    assert whole["reflections"] > 0
+    for key in ("reflections", "retries", "memory_writes", "tool.names.calls", "papers", "llm_calls"):
+        assert resumed[key] == whole[key], key
+
+
 def test_each_paper_records_the_time_its_model_calls_waited(corpus, run_in):
     def slow(body):
         threading.Event().wait(0.1)

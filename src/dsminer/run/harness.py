@@ -133,14 +133,24 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], todo: list[Co
         trace_dspy_calls()
         started = time.monotonic()
         counted: dict[str, float] = {}  # the program's counters, summed over the Ray tasks' copies
+
+        def counters() -> dict[str, float]:
+            return carried_over(counted if settings.executor == "ray" else program_metrics(program), previous)
+
+        def checkpoint() -> None:
+            """The program's counters so far, into the manifest after each paper: a resume after a kill adds
+            them to its own (a paper in flight at the kill is processed again, and its counts are counted again)."""
+            manifest["metrics"].update(counters())
+            store.write_manifest(manifest)
         try:
             if settings.executor == "ray":
                 from dsminer.run.ray_executor import TraceTarget, process_papers_ray
 
                 target = TraceTarget(mlflow.get_tracking_uri(), experiment_id, run.info.run_id)
-                process_papers_ray(todo, settings, model_info["api_base"], target, store, events, counted, progress)
+                process_papers_ray(todo, settings, model_info["api_base"], target, store, events, counted, progress,
+                                   checkpoint)
             else:
-                process_papers(todo, parser, program, lm, store, events, settings, progress)
+                process_papers(todo, parser, program, lm, store, events, settings, progress, checkpoint)
         except KeyboardInterrupt:
             outcome.status = "interrupted"
             raise
@@ -149,8 +159,7 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], todo: list[Co
             raise
         finally:
             events.flush()
-            _finish(store, manifest, outcome, time.monotonic() - started,
-                    carried_over(counted if settings.executor == "ray" else program_metrics(program), previous))
+            _finish(store, manifest, outcome, time.monotonic() - started, counters())
     return outcome
 
 
@@ -167,13 +176,17 @@ class SizedIterator:
         return self.size
 
 
-def stop_when_down(settings: Settings, store: RunStore) -> Callable[[str], None]:
-    """A function to call with each finished paper's outcome, in the order papers finish: it stops the run
-    (a fatal `EndpointError`) when the endpoint failed `settings.stop_after_failed_papers` papers in a row."""
+def stop_when_down(settings: Settings, store: RunStore,
+                   checkpoint: Callable[[], None] | None = None) -> Callable[[str], None]:
+    """A function to call with each finished paper's outcome, in the order papers finish: it calls
+    `checkpoint`, then stops the run (a fatal `EndpointError`) when the endpoint failed
+    `settings.stop_after_failed_papers` papers in a row."""
     down = 0
 
     def finished(outcome: str) -> None:
         nonlocal down
+        if checkpoint is not None:
+            checkpoint()
         down = down + 1 if outcome == "endpoint_failed" else 0
         if down >= settings.stop_after_failed_papers:
             raise EndpointError(f"stopped: the endpoint failed on {down} papers in a row (last: "
@@ -184,14 +197,16 @@ def stop_when_down(settings: Settings, store: RunStore) -> Callable[[str], None]
 
 def process_papers(todo: Sequence[CorpusPaper], parser: PaperParser, program: dspy.Module, lm: dspy.LM,
                    store: RunStore, events: EventLog, settings: Settings,
-                   progress: Callable[[Sequence[CorpusPaper]], Any] | None = None) -> None:
-    """Process the papers, `settings.workers` at a time, and stop the run when the endpoint failed on
-    `settings.stop_after_failed_papers` papers in a row (in the order they finished).
+                   progress: Callable[[Sequence[CorpusPaper]], Any] | None = None,
+                   checkpoint: Callable[[], None] | None = None) -> None:
+    """Process the papers, `settings.workers` at a time, call `checkpoint` as each is committed, and stop the
+    run when the endpoint failed on `settings.stop_after_failed_papers` papers in a row (in the order they
+    finished).
 
     `parser` parses the PDFs in separate processes a few papers ahead, so parsing overlaps the model steps.
     Parallel papers share the program (its counters and memory are thread-safe) and each thread has its own
     copy of the LM, so the calls, tokens and events of a paper stay that paper's."""
-    finished = stop_when_down(settings, store)
+    finished = stop_when_down(settings, store, checkpoint)
     if settings.workers == 1:
         with dspy.context(lm=lm):
             for paper in progress(todo) if progress else todo:

@@ -117,12 +117,13 @@ def run_paper(job: PaperJob) -> PaperDone:
 
 def process_papers_ray(todo: Sequence[CorpusPaper], settings: Settings, default_endpoint: str,
                        trace: TraceTarget | None, store: RunStore, events: EventLog, counted: dict[str, float],
-                       progress: Callable[[Sequence[Any]], Any] | None = None) -> None:
+                       progress: Callable[[Sequence[Any]], Any] | None = None,
+                       checkpoint: Callable[[], None] | None = None) -> None:
     """Process the papers as Ray tasks, `settings.workers` at once, committing each as it finishes, and add the
-    programs' counters to `counted`. The run stops as with the local executor: a fatal endpoint error once its
+    programs' counters to `counted` (then `checkpoint`). The run stops as with the local executor: a fatal endpoint error once its
     paper is committed, or the endpoint failing papers in a row (`stop_when_down`)."""
     ray = require_ray()
-    finished = stop_when_down(settings, store)
+    finished = stop_when_down(settings, store, checkpoint)
     started_here = not ray.is_initialized()
     if started_here:
         _start_ray(ray, settings)
