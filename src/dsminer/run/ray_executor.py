@@ -120,8 +120,8 @@ def process_papers_ray(todo: Sequence[CorpusPaper], settings: Settings, default_
                        progress: Callable[[Sequence[Any]], Any] | None = None,
                        checkpoint: Callable[[], None] | None = None) -> None:
     """Process the papers as Ray tasks, `settings.workers` at once, committing each as it finishes, and add the
-    programs' counters to `counted` (then `checkpoint`). The run stops as with the local executor: a fatal endpoint error once its
-    paper is committed, or the endpoint failing papers in a row (`stop_when_down`)."""
+    programs' counters to `counted` (then `checkpoint`). The run stops as with the local executor: a fatal
+    endpoint error once its paper is committed, or the endpoint failing papers in a row (`stop_when_down`)."""
     ray = require_ray()
     finished = stop_when_down(settings, store, checkpoint)
     started_here = not ray.is_initialized()
