@@ -99,6 +99,14 @@ def test_a_suite_of_tasks_or_a_shared_task_is_data_unless_its_name_is_an_acronym
     assert data_support(["POS"], ["Accuracy for the POS tasks improves."]) == 0
 
 
+def test_a_shared_task_named_with_its_year_and_acronym_is_data():
+    sentence = "The OrcaLL 2011 NER task (Kelp and Whale, 2011) holds newswire."
+    assert data_support(["OrcaLL 2011 NER"], [sentence]) == 1
+    assert data_support(["OrcaLL 2011 NER"], ["We follow the OrcaLL 2011 NER shared task setting."]) == 1
+    assert data_support(["NER"], ["The NER task is hard."]) == 0  # no year: a task
+    assert data_support(["OrcaLL 2011 NER"], ["The OrcaLL 2011 NER tagger is fast."]) == 0
+
+
 def test_a_capitalised_word_the_text_also_writes_in_lower_case_is_not_offered(make_pdf):
     text = ("Experiments\n\nWe report results on the Kelpwood dataset and on the Synthetic dataset.\n\n"
             "The synthetic images are rendered.")

@@ -90,6 +90,9 @@ _PHRASE_WITH_NOUN = re.compile(
 _SUITE_AFTER = r"\s+(?:(?:[A-Z]{2,5}|[a-z]+)\s+)?(?:shared\s+tasks?|challenges?|tasks)\b|\s+[A-Z]{2,5}\s+task\b"
 _BEFORE_SUITE = re.compile(rf"({_TOKEN})(?={_SUITE_AFTER})")
 _SUITE_FOLLOWS = re.compile(_SUITE_AFTER)
+# The same shared task named with its task's acronym ("X 2003 NER" of "the X 2003 NER task"): a year, then the acronym.
+_YEAR_ACRONYM_END = re.compile(r"(?:19|20)\d\d\s+[A-Z]{2,5}$")
+_TASK_FOLLOWS = re.compile(r"\s+(?:shared\s+)?task\b")
 _SPLIT = re.compile(rf"{_LIST_SEPARATOR}|^(?:the\s+)?")
 DATA_CUE = re.compile(
     r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|evaluat\w*|experiments?|train\w*|test\w*|"
@@ -246,6 +249,7 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
         after = sentence[mention.end():mention.end() + NEAR_CHARS].split(";", 1)[0]
         return bool(DATA_NOUN.search(f"{before}{mention.group()}{after}") or _SPLIT_AFTER.match(sentence, mention.end())
                     or _SUITE_FOLLOWS.match(sentence, mention.end()) and names_a_suite(mention.group())
+                    or _TASK_FOLLOWS.match(sentence, mention.end()) and _YEAR_ACRONYM_END.search(mention.group())
                     or _LISTED_BEFORE.search(sentence, 0, mention.start())
                     or _USED_BEFORE.search(sentence[max(0, mention.start() - 3 * NEAR_CHARS):mention.start()]))
 
