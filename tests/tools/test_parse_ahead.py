@@ -128,6 +128,8 @@ def priority(path: Path) -> int:
 
 
 def test_parser_processes_run_below_the_run_processs_priority(papers: list[Path]) -> None:
+    if os.nice(0) >= 19:
+        pytest.skip("the tests already run at the lowest priority")
     with PaperParser(papers[:1], processes=1, ahead=1, reader=priority) as parser:
         assert parser.parse(papers[0]) > os.nice(0)
 
