@@ -150,19 +150,30 @@ def test_unparseable_metadata_is_retried_with_more_text(paper_pdf):
     assert agent.tools.stats["metadata"].failures == 1 and agent.tools.stats["metadata"].retries == 1
 
 
-def test_memory_from_one_paper_reaches_a_later_papers_prompt(paper_pdf, tmp_path):
+def test_memory_from_one_paper_reaches_a_later_papers_retry_not_its_first_attempt(paper_pdf, tmp_path):
     second = shutil.copy(paper_pdf, tmp_path / "second.pdf")
     memory = MemoryStore(tmp_path / "memory.jsonl")
     agent = ReflectiveAgent(AgentOptions(), memory)
     _, first_lm, _, _ = run_agent(paper_pdf, [names("ReefCount-3k"), names("KelpScenes"), details(), details()], agent)
-    assert "Lessons from earlier papers" not in prompt(first_lm.history[0])
-    answers = [names("ReefCount-3k", "KelpScenes"), details(), details()]
+    assert not any("Lessons from earlier papers" in prompt(call) for call in first_lm.history)  # nothing proven yet
+    answers = [names("ReefCount-3k"), names("KelpScenes"), details(), details()]
     _, lm, events, _ = run_agent(second, answers, agent)
-    assert "Lessons from earlier papers" in prompt(lm.history[0])
-    assert "missed datasets" in prompt(lm.history[0])
-    assert "Lessons from earlier papers" not in prompt(lm.history[1])  # no lesson for details yet
+    assert "Lessons from earlier papers" not in prompt(lm.history[0])  # the first attempt is the workflow's call
+    assert "Lessons from earlier papers" in prompt(lm.history[1])
+    assert "missed datasets" in prompt(lm.history[1])
+    assert "Lessons from earlier papers" not in prompt(lm.history[2])  # no lesson for details yet
     assert agent.counters.memory_injections == 1 and agent.counters.memory_retrievals == 1
-    assert of_kind(events, "memory_retrieval", "names")[0]["sources"][0]["paper"] == "reef.pdf"
+    assert of_kind(events, "memory_injection", "names")[0]["attempt"] == 1
+    assert of_kind(events, "memory_retrieval", "names")[-1]["sources"][0]["paper"] == "reef.pdf"
+
+
+def test_a_first_attempt_gets_no_lesson_even_when_memory_holds_one(paper_pdf, tmp_path):
+    second = shutil.copy(paper_pdf, tmp_path / "second.pdf")
+    agent = ReflectiveAgent(AgentOptions(), MemoryStore(tmp_path / "memory.jsonl"))
+    run_agent(paper_pdf, [names("ReefCount-3k"), names("KelpScenes"), details(), details()], agent)
+    _, lm, events, _ = run_agent(second, [names("ReefCount-3k", "KelpScenes"), details(), details()], agent)
+    assert not any("Lessons from earlier papers" in prompt(call) for call in lm.history)
+    assert of_kind(events, "memory_injection") == [] and of_kind(events, "memory_retrieval") == []
 
 
 def test_memory_persists_across_runs(paper_pdf, tmp_path):
@@ -170,8 +181,8 @@ def test_memory_persists_across_runs(paper_pdf, tmp_path):
     first = ReflectiveAgent(AgentOptions(), MemoryStore(path))
     run_agent(paper_pdf, [names("ReefCount-3k"), names("KelpScenes"), details(), details()], first)
     later = ReflectiveAgent(AgentOptions(), MemoryStore(path))
-    _, lm, _, _ = run_agent(paper_pdf, [names("ReefCount-3k", "KelpScenes"), details(), details()], later)
-    assert "Lessons from earlier papers" in prompt(lm.history[0])
+    _, lm, _, _ = run_agent(paper_pdf, [names("ReefCount-3k"), names("KelpScenes"), details(), details()], later)
+    assert "Lessons from earlier papers" in prompt(lm.history[1])
 
 
 def test_without_memory_nothing_is_retrieved_or_injected(paper_pdf):
@@ -194,8 +205,9 @@ def test_an_attempt_with_nothing_to_remember_is_the_workflows_call(paper_pdf, tm
     memory = MemoryStore(tmp_path / "memory.jsonl")
     agent = ReflectiveAgent(AgentOptions(), memory)
     run_agent(paper_pdf, [names("ReefCount-3k"), names("KelpScenes"), details(), details()], agent)
-    _, lm, _, _ = run_agent(paper_pdf, answers, agent)
-    assert "memory_block" in str(lm.history[0]["messages"]) and "Lessons from earlier papers" in prompt(lm.history[0])
+    _, lm, _, _ = run_agent(paper_pdf, [names("ReefCount-3k"), names("KelpScenes"), details(), details()], agent)
+    assert "memory_block" not in str(lm.history[0]["messages"])  # a first attempt is the workflow's call
+    assert "memory_block" in str(lm.history[1]["messages"]) and "Lessons from earlier papers" in prompt(lm.history[1])
 
 
 def conditions(tmp_path, condition, **agent):
@@ -246,7 +258,7 @@ def test_selective_reflection_asks_the_model_only_under_the_threshold(paper_pdf,
 def test_the_event_log_holds_each_event_kind(paper_pdf, tmp_path):
     agent = ReflectiveAgent(AgentOptions(), MemoryStore(tmp_path / "memory.jsonl"))
     _, _, first, _ = run_agent(paper_pdf, [names("ReefCount-3k"), names("KelpScenes"), details(), details()], agent)
-    _, _, second, _ = run_agent(paper_pdf, [names("ReefCount-3k", "KelpScenes"), details(), details()], agent)
+    _, _, second, _ = run_agent(paper_pdf, [names("ReefCount-3k"), names("KelpScenes"), details(), details()], agent)
     assert EVENT_KINDS <= set(first.counts) | set(second.counts)
     assert all(e["paper"] == "reef.pdf" for e in first.events)
 

@@ -50,7 +50,7 @@ def run(
     experiment: Annotated[Optional[str], typer.Option("--experiment", help="MLflow experiment name (default dsminer).")] = None,
     retry_budget: Annotated[Optional[int], typer.Option("--retry-budget", help="Agent: retries per step (default 2).")] = None,
     quality_threshold: Annotated[Optional[float], typer.Option("--quality-threshold", help="Agent: retry a step scored under this (default 0.6).")] = None,
-    memory: Annotated[Optional[bool], typer.Option("--memory/--no-memory", help="Agent: inject lessons from memory into prompts (default on).")] = None,
+    memory: Annotated[Optional[bool], typer.Option("--memory/--no-memory", help="Agent: inject proven lessons from memory into retries' prompts (default on).")] = None,
     reflection: Annotated[Optional[str], typer.Option("--reflection", help="Agent: rule, llm or selective (default: the condition's own).")] = None,
     planner: Annotated[Optional[str], typer.Option("--planner", help="S2: llm (the model picks each next tool) or deterministic (a fixed fallback order); default llm.")] = None,
     step_budget: Annotated[Optional[int], typer.Option("--step-budget", help="S2: tool calls per paper (default 40).")] = None,

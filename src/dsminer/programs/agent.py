@@ -194,18 +194,20 @@ class AgentController:
         return state
 
     def observe(self, step: str, target: str | None) -> StepInput:
-        """What the step starts from: the paper's cues, the retry count so far, lessons from memory."""
-        lessons = self.recall(step)
-        self.emit("observation", step, dataset=target, cues=self.view.cues.describe(), lessons=len(lessons),
+        """What the step starts from: the paper's cues and the retry count so far. A first attempt is sent no
+        lessons: it is the workflow's call, and lessons from memory go to the retries of an attempt that fell short
+        (a lesson given to an answer that had not failed changed a small model's answer for the worse as often as
+        for the better)."""
+        self.emit("observation", step, dataset=target, cues=self.view.cues.describe(),
                   retries_so_far=sum(self.retries.values()))
-        return StepInput(max_sentences=self.options.context_sentences, lessons=tuple(lessons), dataset=target)
+        return StepInput(max_sentences=self.options.context_sentences, dataset=target)
 
     def think(self, step: str, run: StepRun) -> None:
         if run.reflection is None:
-            memory = " and lessons from memory" if run.params.lessons else ""
-            reason = f"first attempt with the shared context{memory}"
+            reason = "first attempt with the shared context"
         else:
-            reason = f"retry for {', '.join(run.reflection.codes())}: wider context, other keywords, the feedback"
+            memory = ", lessons from memory" if run.params.lessons else ""
+            reason = f"retry for {', '.join(run.reflection.codes())}: wider context, other keywords{memory}, the feedback"
         self.emit("thought", step, dataset=run.params.dataset, reason=reason, params=run.params.describe())
 
     def act(self, step: Any, params: StepInput) -> Any:
@@ -253,8 +255,9 @@ class AgentController:
         plan = plan_retry(reflection, attempt + 1, run.params.max_sentences, run.params.max_chars)
         self.retries[step] += 1
         self.counters.retries += 1
+        lessons = run.params.lessons if attempt > 0 else self.lessons_for(step)
         params = replace(run.params, attempt=attempt + 1, max_sentences=plan.max_sentences, max_chars=plan.max_chars,
-                         keywords=plan.keywords, feedback=plan.feedback)
+                         keywords=plan.keywords, feedback=plan.feedback, lessons=lessons)
         self.emit("retry", step, dataset=run.params.dataset, attempt=attempt + 1, budget=self.options.retry_budget,
                   reasons=reflection.codes(), score=reflection.score, params=params.describe())
         return params
@@ -264,6 +267,10 @@ class AgentController:
         self.emit("stop", step, dataset=run.params.dataset, reason=reason, score=run.reflection.score,
                   attempts=run.params.attempt + 1, budget=self.options.retry_budget)
         return None
+
+    def lessons_for(self, step: str) -> tuple[str, ...]:
+        """The lessons a retry of `step` is sent: those memory holds for the step."""
+        return tuple(self.recall(step))
 
     def recall(self, step: str) -> list[str]:
         memory = self.agent.memory

@@ -392,10 +392,9 @@ class Episode(AgentController):
                   issues=[{"code": "empty_output", "message": f"{name} found nothing"}] if empty else [])
         return observation
 
-    def observe(self, step: str, target: str | None) -> StepInput:
-        """S1's observation with the lessons compressed before they are injected."""
-        params = super().observe(step, target)
-        return replace(params, lessons=compress_lessons(params.lessons))
+    def lessons_for(self, step: str) -> tuple[str, ...]:
+        """S1's lessons for a retry, compressed before they are injected."""
+        return compress_lessons(super().lessons_for(step))
 
 
 _DESCRIPTIONS: dict[type, str] = {}

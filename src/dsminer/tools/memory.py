@@ -157,7 +157,7 @@ class MemoryStore:
 
     def usable(self, experience: Experience, now: datetime | None = None) -> bool:
         """Fresh, good enough, carrying a lesson, and proven: a retry that acted on the lesson's issue raised
-        the score. An unproven lesson is not injected, so it cannot derail a later paper's first attempt."""
+        the score. An unproven lesson is not injected: a retry is sent only lessons that helped a retry before."""
         created = datetime.fromisoformat(experience.created)
         fresh = (now or _now()) - created <= self.max_age
         proven = experience.outcome == "improved"
