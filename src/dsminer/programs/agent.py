@@ -195,9 +195,8 @@ class AgentController:
 
     def observe(self, step: str, target: str | None) -> StepInput:
         """What the step starts from: the paper's cues and the retry count so far. A first attempt is sent no
-        lessons: it is the workflow's call, and lessons from memory go to the retries of an attempt that fell short
-        (a lesson given to an answer that had not failed changed a small model's answer for the worse as often as
-        for the better)."""
+        lessons: it is the workflow's call, and lessons from memory go only to the retries of an attempt that fell
+        short (given to first attempts, they lost a small model more gold datasets than they removed wrong names)."""
         self.emit("observation", step, dataset=target, cues=self.view.cues.describe(),
                   retries_so_far=sum(self.retries.values()))
         return StepInput(max_sentences=self.options.context_sentences, dataset=target)
@@ -207,7 +206,8 @@ class AgentController:
             reason = "first attempt with the shared context"
         else:
             memory = ", lessons from memory" if run.params.lessons else ""
-            reason = f"retry for {', '.join(run.reflection.codes())}: wider context, other keywords{memory}, the feedback"
+            codes = ", ".join(run.reflection.codes())
+            reason = f"retry for {codes}: wider context, other keywords{memory}, the feedback"
         self.emit("thought", step, dataset=run.params.dataset, reason=reason, params=run.params.describe())
 
     def act(self, step: Any, params: StepInput) -> Any:
