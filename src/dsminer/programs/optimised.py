@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import dspy
 
 from dsminer.programs.agent import AgentController, AgentOptions, ReflectiveAgent, step_span
-from dsminer.programs.agent_tools import FoundNames, StepInput
+from dsminer.programs.agent_tools import FoundNames
 from dsminer.programs.steps import run_step
 from dsminer.run.events import EventLog
 from dsminer.schema import DatasetRecord, PaperRefs
