@@ -221,3 +221,14 @@ def test_an_abbreviation_does_not_spell_the_data_noun_of_its_expansion():
     assert is_abbreviation_of("QNSI", "Quokka Natural Speech Inference Corpus", "No such pairing here.")
     assert is_abbreviation_of("QNSI", "Quokka Natural Speech Inference dataset", "No such pairing here.")
     assert not is_abbreviation_of("QNSI", "Quokka Natural Speech Corpus", "No such pairing here.")
+
+
+def test_an_expansion_proposed_without_the_data_noun_its_abbreviation_spells():
+    text = "Results on the Kestrel Question Answering Dataset(KQuAD) and on KQuAD again."
+    assert is_abbreviation_of("KQuAD", "Kestrel Question Answering", text)
+    assert is_abbreviation_of("KQuAD", "Kestrel Question Answering", text.replace("Dataset(", "Corpus ("))
+    assert not is_abbreviation_of("KQuAD", "Kestrel Question Answering", "Results on KQuAD and on Kestrel.")
+    sentences = [text, "The KQuAD dataset has 100k questions.", "The Kestrel Question Answering Dataset is big."]
+    proposals = [Proposal("KQuAD"), Proposal("Kestrel Question Answering")]
+    chosen = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences).chosen
+    assert [(d.name, d.aliases) for d in chosen] == [("KQuAD", ("Kestrel Question Answering",))]

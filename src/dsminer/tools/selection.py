@@ -113,13 +113,16 @@ def _spells_capitalised_words(capitals: Sequence[str], tokens: Sequence[str]) ->
 
 def is_abbreviation_of(short: str, long: str, text: str) -> bool:
     """Whether `short` abbreviates `long`: its capitals spell the long name, or the text writes
-    "long (short)" or "short (long)"."""
+    "long (short)", "long dataset (short)" (the name proposed without the data noun its abbreviation spells:
+    "Stanford Question Answering" of "Stanford Question Answering Dataset (SQuAD)") or "short (long)"."""
     capitals = "".join(c for c in short if c.isupper())
     if not (2 <= len(capitals) <= 8 and re.match(r"[A-Z]{2}", short) and len(long.split()) >= 2):
         return False
     if abbreviates(short, long) or abbreviates(short, DATA_NOUN_END.sub("", long)):
         return True  # the data noun is not spelled ("SNLI" of "Stanford Natural Language Inference Corpus")
-    pair = rf"{re.escape(long)}\s*\(\s*{re.escape(short)}\s*\)|{re.escape(short)}\s*\(\s*{re.escape(long)}\s*\)"
+    noun = r"(?:\s+(?:data ?sets?|corpus|corpora|benchmarks?|collections?))?"
+    pair = (rf"{re.escape(long)}{noun}\s*\(\s*{re.escape(short)}\s*\)|"
+            rf"{re.escape(short)}\s*\(\s*{re.escape(long)}\s*\)")
     return re.search(pair, text, re.I) is not None
 
 
