@@ -7,7 +7,7 @@ import json
 import pytest
 
 from dsminer.errors import DsminerError, GoldFileError
-from dsminer.evaluation.gold import GoldDataset, GoldPaper, link_matches, load_gold, score_run
+from dsminer.evaluation.gold import GoldDataset, GoldPaper, format_scores, link_matches, load_gold, score_run
 from dsminer.evaluation.runs import load_run
 from dsminer.schema import normalize_name
 
@@ -111,7 +111,7 @@ def scored(gold_file, write_run, record, paper):
 
 def test_score_run_known_answers(scored):
     assert (scored.papers, scored.gold_papers_not_run, scored.records_outside_gold) == (2, 1, 1)
-    assert (scored.records, scored.correct, scored.supported) == (5, 3, 1)
+    assert (scored.records, scored.correct, scored.supported, scored.repeats) == (5, 3, 1, 0)
     assert (scored.gold_datasets, scored.recalled) == (4, 3)
     metrics = scored.metrics()
     assert metrics["precision_strict"] == pytest.approx(0.6)
@@ -128,6 +128,14 @@ def test_score_run_per_paper_rows(scored):
     assert rows["a.pdf"]["wrong_names"] == "ImageNet"
     assert rows["b.pdf"]["missed"] == "Fashion-MNIST"
     assert rows["b.pdf"]["recall"] == pytest.approx(0.5)
+
+
+def test_a_correct_record_that_repeats_a_matched_gold_dataset_is_counted(gold_file, write_run, record, paper):
+    records = [record("a.pdf", "Penn Treebank"), record("a.pdf", "PTB"), record("a.pdf", "SQuAD")]
+    scores = score_run(load_run(str(write_run("s0", records, [paper("a.pdf")]))), load_gold(gold_file))
+    assert (scores.correct, scores.repeats, scores.metrics()["repeated_records"]) == (3, 1, 1.0)
+    assert scores.per_paper[0]["repeats"] == 1
+    assert "repeats 1 (correct, but" in format_scores(scores)
 
 
 def test_failed_paper_counts_with_zero_recall_and_no_links_gives_none(write_run, paper):

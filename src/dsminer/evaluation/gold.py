@@ -111,6 +111,7 @@ class GoldScores:
     records: int
     correct: int
     supported: int
+    repeats: int
     link_checked: int
     link_correct: int
     gold_papers_not_run: int
@@ -144,6 +145,7 @@ class GoldScores:
             "gold_papers": float(self.papers),
             "gold_datasets": float(self.gold_datasets),
             "scored_records": float(self.records),
+            "repeated_records": float(self.repeats),
         }
         if self.link_precision is not None:
             values["link_precision"] = self.link_precision
@@ -155,7 +157,8 @@ def score_run(run: RunData, gold: list[GoldPaper]) -> GoldScores:
     by_paper, outside = records_by_gold_paper(run, gold)
     status = {Path(str(row.get("file"))).name: str(row.get("status", "-")) for row in run.papers}
     rows = [_score_paper(paper, records, status.get(paper.file, "ok")) for paper, records in by_paper]
-    totals = {key: sum(row[key] for row in rows) for key in ("gold", "recalled", "records", "correct", "supported")}
+    totals = {key: sum(row[key] for row in rows) for key in ("gold", "recalled", "records", "correct", "supported",
+                                                         "repeats")}
     return GoldScores(
         label=run.label,
         papers=len(rows),
@@ -164,6 +167,7 @@ def score_run(run: RunData, gold: list[GoldPaper]) -> GoldScores:
         records=totals["records"],
         correct=totals["correct"],
         supported=totals["supported"],
+        repeats=totals["repeats"],
         link_checked=sum(row["link_checked"] for row in rows),
         link_correct=sum(row["link_correct"] for row in rows),
         gold_papers_not_run=len(gold) - len(rows),
@@ -192,17 +196,20 @@ def records_by_gold_paper(
 
 
 def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) -> dict[str, Any]:
-    """One per-paper row: counts of correct, supported and wrong names, and of links checked."""
+    """One per-paper row: counts of correct, supported and wrong names, and of links checked. A correct record
+    that matches only gold datasets an earlier record of the paper matched is also counted as a repeat: the
+    precisions count it as correct, though it names a dataset the paper already has a record for."""
     names: dict[str, DatasetRecord] = {}
     for record in records:
         names.setdefault(normalize_name(record.name), record)
     names.pop("", None)
     found: set[str] = set()
-    correct, supported, wrong, link_checked, link_correct = 0, 0, [], 0, 0
+    correct, supported, repeats, wrong, link_checked, link_correct = 0, 0, 0, [], 0, 0
     for key, record in names.items():
         mark, hits = judge(record, paper)
         if mark == "correct":
             correct += 1
+            repeats += all(dataset.name in found for dataset in hits)
             found.update(dataset.name for dataset in hits)
             urls = [url for dataset in hits for url in dataset.urls]
             if urls and record.dataset_link:
@@ -216,7 +223,7 @@ def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) ->
     return {
         "file": paper.file, "title": paper.title or "", "status": status,
         "gold": len(paper.datasets), "records": len(names), "correct": correct, "supported": supported,
-        "wrong": len(wrong), "recalled": len(paper.datasets) - len(missed),
+        "repeats": repeats, "wrong": len(wrong), "recalled": len(paper.datasets) - len(missed),
         "recall": _share(len(paper.datasets) - len(missed), len(paper.datasets)),
         "precision_strict": _share(correct, len(names)), "precision_lenient": _share(correct + supported, len(names)),
         "link_checked": link_checked, "link_correct": link_correct,
@@ -274,7 +281,8 @@ def format_scores(scores: GoldScores) -> str:
     lines = [f"run {scores.label}: {scores.papers} gold papers scored, {scores.gold_papers_not_run} not in the run, "
              f"{scores.records_outside_gold} records on papers outside the gold"]
     lines.append(f"  records {scores.records}: correct {scores.correct}, supported {scores.supported}, "
-                 f"wrong {scores.records - scores.correct - scores.supported}")
+                 f"wrong {scores.records - scores.correct - scores.supported}; repeats {scores.repeats} (correct, "
+                 f"but for a gold dataset an earlier record of the paper matched)")
     lines.append(f"  gold datasets {scores.gold_datasets}: recalled {scores.recalled}")
     for key in ("precision_strict", "precision_lenient", "recall", "f1_strict", "f1_lenient"):
         lines.append(f"  {key:<18} {metrics[key]:.3f}")
