@@ -19,8 +19,10 @@ _GENERIC_WORDS = frozenset(
      "unknown", "unspecified", "other", "our dataset", "the dataset", "this dataset", "our data"}
 )
 _EDGE_JUNK = "\"'`\u201c\u201d\u2018\u2019*\u2022\u00b7\u2013\u2014-:;,. \t\n"
-# A data noun ending a name ("X dataset", "X corpus"): the bare "X" is how the paper often writes it.
-DATA_NOUN_END = re.compile(r"\s+(?i:data ?sets?|corpus|corpora|benchmarks?|collections?)$")
+# The nouns that call a name data ("X dataset", "X corpus"); ending a name, the bare "X" is how the paper
+# often writes it.
+DATA_NOUN = r"(?i:data ?sets?|corpus|corpora|benchmarks?|collections?)"
+DATA_NOUN_END = re.compile(rf"\s+{DATA_NOUN}$")
 _GLUED_DIGIT = re.compile(r"^(.*[A-Za-z0-9])[0-9]$")
 
 _METRICS = frozenset(

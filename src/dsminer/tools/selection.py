@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from dsminer.schema import normalize_name
 from dsminer.tools.candidates import LIST_OPENER, SPLIT_NOUN, data_support, lists_datasets
 from dsminer.tools.names import (
+    DATA_NOUN,
     DATA_NOUN_END,
     LANGUAGES,
     checked_whole_name,
@@ -120,8 +121,7 @@ def is_abbreviation_of(short: str, long: str, text: str) -> bool:
         return False
     if abbreviates(short, long) or abbreviates(short, DATA_NOUN_END.sub("", long)):
         return True  # the data noun is not spelled ("SNLI" of "Stanford Natural Language Inference Corpus")
-    noun = r"(?:\s+(?:data ?sets?|corpus|corpora|benchmarks?|collections?))?"
-    pair = (rf"{re.escape(long)}{noun}\s*\(\s*{re.escape(short)}\s*\)|"
+    pair = (rf"{re.escape(long)}(?:\s+{DATA_NOUN})?\s*\(\s*{re.escape(short)}\s*\)|"
             rf"{re.escape(short)}\s*\(\s*{re.escape(long)}\s*\)")
     return re.search(pair, text, re.I) is not None
 
@@ -258,10 +258,9 @@ def written_as_data(name: str, sentences: Sequence[str]) -> bool:
     pattern = name_pattern(name)
     if pattern is None:
         return False
-    noun = r"(?i:data ?sets?|corpus|corpora|benchmarks?|collections?)"
     name = f"(?:{pattern.pattern})"
-    around = re.compile(rf"{name}\s+(?:{noun}|(?i:{SPLIT_NOUN}))\b|\b{noun}\s+(?i:called\s+|named\s+)?{name}|"
-                        rf"\b{noun}(?i:{LIST_OPENER})[^.;]*?{name}", pattern.flags)
+    around = re.compile(rf"{name}\s+(?:{DATA_NOUN}|(?i:{SPLIT_NOUN}))\b|\b{DATA_NOUN}\s+(?i:called\s+|named\s+)?{name}|"
+                        rf"\b{DATA_NOUN}(?i:{LIST_OPENER})[^.;]*?{name}", pattern.flags)
     return any(around.search(sentence) if not is_table_row_text(sentence) else
                lists_datasets(sentence) and pattern.search(sentence) for sentence in sentences)
 
