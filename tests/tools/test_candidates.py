@@ -131,6 +131,20 @@ def test_names_after_words_of_experiments_are_data(sentence, names):
     assert [name for name in candidate_names(sentence) if data_support([name], [sentence])] == names
 
 
+@pytest.mark.parametrize("sentence, names", [
+    ("The model achieves 33.97dB, 29.96dB and 27.42dB on Kelp5, Kelp14 and Reef100, respectively.",
+     ["Kelp5", "Kelp14", "Reef100"]),
+    ("We lower the error from 1.13 to 1.08 on OrcaText-8 and reach rates of 8.6% on KiteQA.", ["OrcaText-8", "KiteQA"]),
+    ("On ReefBirds, we obtain improvements of 4.60% over the baseline.", ["ReefBirds"]),
+    ("On KiteQA and OrcaTB our parser is the fastest.", ["KiteQA", "OrcaTB"]),
+    ("We trained for 10 epochs on 4 GPUs on DeltaNet hardware.", []),
+    ("Results are listed in Table 2 on DeltaNet.", []),
+    ("On DeltaNet the loss is smaller.", []),
+])
+def test_names_a_score_is_reported_on_are_data(sentence, names):
+    assert [name for name in candidate_names(sentence) if data_support([name], [sentence])] == names
+
+
 def test_row_labels_of_table_text():
     row = "HumpBack 71.2 80.3 66.1 - 54.0 ReefSounds 60.2 - 55.5 70.1 49.9"
     assert is_table_row_text(row)

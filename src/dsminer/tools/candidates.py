@@ -61,6 +61,13 @@ _USE_WORDS = r"(?:results?|experiments?|evaluat\w*|train\w*|test\w*|fine-?tun\w*
 _USED = rf"\b{_USE_WORDS}\s+(?:(?:[a-z]+\s+){{0,2}}?on|in)\s+(?:the\s+)?"
 _USED_ON = re.compile(rf"{_USED}({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)")
 _USED_BEFORE = re.compile(rf"{_USED}(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$")
+# A score reported on data: "from 1.13 to 1.08 on X", "rates of 8.6% on X and 31.6% on Y", "27.42dB on X, Y and Z"
+# (a decimal or a percentage, so not "Table 2 on", "4 GPUs on").
+_SCORED = r"(?<![\w.])(?:\d+\.\d+\s*(?:%|dB)?|\d+\s*(?:%|dB))\s+on\s+(?:the\s+)?"
+_SCORED_BEFORE = re.compile(rf"{_SCORED}(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$")
+# Names a sentence opens with "On" before what the paper did on them: "On X, we obtain ...", "On X and Y our model ...".
+_ON_FIRST = re.compile(
+    rf"^On\s+(?:the\s+)?({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)(?=\s*,|\s+(?:we|our)\b)")
 # A row of a table of dataset statistics: the label, a few small whole numbers, then a count of examples
 # ("AG's News 4 120,000 7,600", "X 2 91 3,600,000", "X 560k"); result rows hold scores ("X 86.94 35k").
 _COUNT_AFTER = re.compile(r"(?:\s+\d+){0,3}\s+(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?[kK])(?=\s|$)")
@@ -96,7 +103,7 @@ _TASK_FOLLOWS = re.compile(r"\s+(?:shared\s+)?task\b")
 _SPLIT = re.compile(rf"{_LIST_SEPARATOR}|^(?:the\s+)?")
 DATA_CUE = re.compile(
     r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|evaluat\w*|experiments?|train\w*|test\w*|"
-    r"fine-?tun\w*|collected|released?|annotated|results?|report\w*|benchmark\w*)\b",
+    r"fine-?tun\w*|collected|released?|annotated|results?|report\w*|benchmark\w*)\b|(?-i:^On\s)|" + _SCORED,
     re.I,
 )
 _SOURCE_WEIGHT = {"catalog": 3.0, "cue": 3.0, "table": 2.0}
@@ -174,7 +181,7 @@ def candidate_names(sentence: str) -> list[str]:
     with another name."""
     found: list[str] = []
     words: list[str] = []
-    patterns = [_LIST_AFTER, _LIST_AFTER_NOUN, _USED_ON]
+    patterns = [_LIST_AFTER, _LIST_AFTER_NOUN, _USED_ON, _ON_FIRST]
     if not is_table_row_text(sentence):
         patterns.append(_NAMES_AFTER_NOUN)  # in table text, "Datasets" heads a column of labels and numbers
     for pattern in patterns:
@@ -238,20 +245,23 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
     """How many sentences write one of `names` as data: prose with a data noun ("dataset", "corpus",
     "benchmark", "treebank", "collection") within a few words of the name, the name directly before a split
     ("X training set"), listed after a data noun ("the datasets: W, X and Y") or after words of experiments
-    ("results on X", "trained on X and Y"), table text under a data column (see `lists_datasets`), or a row
-    of a table of dataset statistics (the name followed by a count of examples: "X 4 120,000 7,600"). Other
-    table text does not count, nor a sentence whose data noun is far from the name or across a semicolon
-    (it is about another name)."""
+    ("results on X", "trained on X and Y"), after a score ("from 1.13 to 1.08 on X", "27.42dB on X and Y"), first
+    in a sentence that says what the paper did on it ("On X, we obtain ..."), table text under a data column (see
+    `lists_datasets`), or a row of a table of dataset statistics (the name followed by a count of examples: "X 4
+    120,000 7,600"). Other table text does not count, nor a sentence whose data noun is far from the name or across
+    a semicolon (it is about another name)."""
     patterns = [p for p in map(name_pattern, names) if p is not None]
 
     def as_data(sentence: str, mention: re.Match[str]) -> bool:
         before = sentence[max(0, mention.start() - NEAR_CHARS):mention.start()].rsplit(";", 1)[-1]
         after = sentence[mention.end():mention.end() + NEAR_CHARS].split(";", 1)[0]
+        clause = sentence[max(0, mention.start() - 3 * NEAR_CHARS):mention.start()]  # where a list of names opens
         return bool(DATA_NOUN.search(f"{before}{mention.group()}{after}") or _SPLIT_AFTER.match(sentence, mention.end())
                     or _SUITE_FOLLOWS.match(sentence, mention.end()) and names_a_suite(mention.group())
                     or _TASK_FOLLOWS.match(sentence, mention.end()) and _YEAR_ACRONYM_END.search(mention.group())
                     or _LISTED_BEFORE.search(sentence, 0, mention.start())
-                    or _USED_BEFORE.search(sentence[max(0, mention.start() - 3 * NEAR_CHARS):mention.start()]))
+                    or _USED_BEFORE.search(clause) or _SCORED_BEFORE.search(clause)
+                    or any(match.start(1) <= mention.start() < match.end(1) for match in _ON_FIRST.finditer(sentence)))
 
     def supports(sentence: str) -> bool:
         mentions = [m for p in patterns for m in p.finditer(sentence)]
