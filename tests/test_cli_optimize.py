@@ -1,4 +1,5 @@
-"""`dsminer optimize` and `run --program` through the CLI, against a fake OpenAI-compatible server."""
+"""`dsminer optimize`, `run --program` and `eval-module candidates` through the CLI (against a fake OpenAI-compatible
+server where a model is called)."""
 
 import gzip
 import hashlib
@@ -9,8 +10,10 @@ from typing import Any
 import mlflow
 
 from dsminer.cli.optimize import is_sentence_gold
+from dsminer.corpus.scirex import read_document
+from dsminer.evaluation.module_eval import score_candidates
 from tests.fake_openai import FakeOpenAI, chat_fields, chat_reply, scripted
-from tests.scirex_docs import reef_doc
+from tests.scirex_docs import reef_doc, scirex_doc
 from tests.test_cli_run import assert_one_line_error, corpus, invoke  # noqa: F401  (corpus is a fixture)
 
 DEMO_SENTENCE = "We train and evaluate FishNet on the ReefCount dataset of reef images."
@@ -175,3 +178,29 @@ def test_score_program_scores_a_program_file_against_the_uncompiled_step(tmp_pat
                                  "--api-base", "http://127.0.0.1:9/v1"), "no SciREX documents to use")
     assert_one_line_error(invoke("score-program", "nope.json", "--dev", str(dev), "--api-base",
                                  "http://127.0.0.1:9/v1"), "program file not found")
+
+
+def test_eval_module_candidates_scores_the_candidate_finder_on_scirex_documents(tmp_path):
+    train, _, exclude = scirex_files(tmp_path)
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    result = invoke("eval-module", "candidates", "--gold", str(train), "--exclude", str(exclude), "--tracking-uri", uri)
+    assert result.exit_code == 0, result.output
+    scores = dict(pair.split("=") for pair in result.output.split())
+    assert scores["documents"] == "2" and scores["gold_in_text"] == "2"  # the excluded document is not read
+    assert scores["candidate_coverage"] == "1.0" and scores["context_coverage"] == "1.0"
+    (run,) = mlflow.MlflowClient(uri).search_runs(
+        [mlflow.get_experiment_by_name("dsminer").experiment_id], "tags.module = 'candidates'")
+    assert scores["candidate_precision_strict"] == "0.5"  # ReefCount, and ImageNet: a Material mention, not salient
+    assert scores["candidate_precision_lenient"] == "1.0"
+    assert run.data.metrics["candidates.candidate_coverage"] == 1.0
+
+
+def test_a_salient_dataset_the_text_never_writes_as_data_is_not_covered_by_the_candidates():
+    doc = scirex_doc("doc-kelp", [
+        [("Growing Kelp", [])],
+        [("section : Experiments", []),
+         ("We train KelpNet on the ReefCount dataset .", [("KelpNet", "Method"), ("ReefCount dataset", "Material")]),
+         ("KelpSet images look green .", [("KelpSet", "Material")])],
+    ], {"ReefCount": ["ReefCount dataset"], "KelpSet": ["KelpSet"]})
+    scores = score_candidates([read_document(doc)], 40)
+    assert scores["gold_in_text"] == 2 and scores["candidate_coverage"] == 0.5
