@@ -60,11 +60,11 @@ _LISTED_BEFORE = re.compile(rf"{_LISTING_NOUN}[^.;]*$", re.I)
 _USE_WORDS = r"(?:results?|experiments?|evaluat\w*|train\w*|test\w*|fine-?tun\w*|pre-?train\w*)\d*"
 _USED = rf"\b{_USE_WORDS}\s+(?:(?:[a-z]+\s+){{0,2}}?on|in)\s+(?:the\s+)?"
 _USED_ON = re.compile(rf"{_USED}({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)")
-_USED_BEFORE = re.compile(rf"{_USED}(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$")
 # A score reported on data: "from 1.13 to 1.08 on X", "rates of 8.6% on X and 31.6% on Y", "27.42dB on X, Y and Z"
 # (a decimal or a percentage, so not "Table 2 on", "4 GPUs on").
 _SCORED = r"(?<![\w.])(?:\d+\.\d+\s*(?:%|dB)?|\d+\s*(?:%|dB))\s+on\s+(?:the\s+)?"
-_SCORED_BEFORE = re.compile(rf"{_SCORED}(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$")
+# The end of a clause that lists names after words of experiments or a score, up to a name.
+_USED_BEFORE = re.compile(rf"(?:{_USED}|{_SCORED})(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$")
 # Names a sentence opens with "On" before what the paper did on them: "On X, we obtain ...", "On X and Y our model ...".
 _ON_FIRST = re.compile(
     rf"^On\s+(?:the\s+)?({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)(?=\s*,|\s+(?:we|our)\b)")
@@ -255,13 +255,13 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
     def as_data(sentence: str, mention: re.Match[str]) -> bool:
         before = sentence[max(0, mention.start() - NEAR_CHARS):mention.start()].rsplit(";", 1)[-1]
         after = sentence[mention.end():mention.end() + NEAR_CHARS].split(";", 1)[0]
-        clause = sentence[max(0, mention.start() - 3 * NEAR_CHARS):mention.start()]  # where a list of names opens
+        opening = _ON_FIRST.match(sentence)  # the names "On X and Y, we ..." opens with
         return bool(DATA_NOUN.search(f"{before}{mention.group()}{after}") or _SPLIT_AFTER.match(sentence, mention.end())
                     or _SUITE_FOLLOWS.match(sentence, mention.end()) and names_a_suite(mention.group())
                     or _TASK_FOLLOWS.match(sentence, mention.end()) and _YEAR_ACRONYM_END.search(mention.group())
                     or _LISTED_BEFORE.search(sentence, 0, mention.start())
-                    or _USED_BEFORE.search(clause) or _SCORED_BEFORE.search(clause)
-                    or any(match.start(1) <= mention.start() < match.end(1) for match in _ON_FIRST.finditer(sentence)))
+                    or _USED_BEFORE.search(sentence[max(0, mention.start() - 3 * NEAR_CHARS):mention.start()])
+                    or opening is not None and opening.start(1) <= mention.start() < opening.end(1))
 
     def supports(sentence: str) -> bool:
         mentions = [m for p in patterns for m in p.finditer(sentence)]
