@@ -44,6 +44,10 @@ PAPER = (
     ("We compare on standard datasets (KiteKG-237, WhaleNet18) across tasks.", ["KiteKG-237", "WhaleNet18"]),
     ("We use three benchmarks, i.e., Kelpwood, Shoalnet and Reefbank.", ["Kelpwood", "Shoalnet", "Reefbank"]),
     ("On both datasets, OrcaNet beats WhaleGAN.", []),
+    ("On both datasets, OrcaNet and WhaleGAN do well.", []),
+    ("We use three song datasets, Kelpwood, Shoalnet and Reefbank.", ["Kelpwood", "Shoalnet", "Reefbank"]),
+    ("We sample two datasets of natural sounds, namely OrcaSet and Reefline.", ["OrcaSet", "Reefline"]),
+    ("KiteQA and ReefQA are paragraph datasets that hold pairs.", ["KiteQA", "ReefQA"]),
     ("Both datasets Firstly hold songs.", []),
     ("We evaluate on SQuAD and the WhaleQA stories.", ["SQuAD", "WhaleQA"]),
     ("Figure 3 shows the Reefline dataset.", ["Reefline"]),
@@ -126,6 +130,7 @@ def test_a_row_of_dataset_statistics_writes_its_label_as_data():
     ("We trained our model on KiteQA.", ["KiteQA"]),
     ("The number of training iterations used in DeltaNet schedules is halved.", []),
     ("All results presented in Sec. 4 use DeltaNet.", []),
+    ("We sample three song corpora, Kelpwood, Shoalnet and Reefbank.", ["Kelpwood", "Shoalnet", "Reefbank"]),
 ])
 def test_names_after_words_of_experiments_are_data(sentence, names):
     assert [name for name in candidate_names(sentence) if data_support([name], [sentence])] == names
@@ -162,7 +167,7 @@ def test_candidates_near_cues_and_in_table_text(make_pdf):
 
 def test_candidates_from_table_cells_and_catalog(tmp_path):
     with pymupdf.open(ruled_table_pdf(tmp_path / "t.pdf")) as doc:
-        doc[0].insert_text((72, 300), "OrcaSet-5 and WhaleCalls are the two datasets of our study.", fontsize=10)
+        doc[0].insert_text((72, 300), "We plot OrcaSet-5 and WhaleCalls, our two datasets, in Figure 2.", fontsize=10)
         doc.save(tmp_path / "t2.pdf")
     paper = parse_pdf(tmp_path / "t2.pdf")
     found = {c.name: c.sources for c in find_candidates(paper, catalog={"WhaleCalls"})}

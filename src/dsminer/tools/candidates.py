@@ -36,7 +36,9 @@ _LIST_SEPARATOR = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+)(?:the\s+)?"
 _LIST_AFTER = re.compile(rf"\b(?:on|using|from)\s+(?:the\s+)?({_TOKEN}(?:{_LIST_SEPARATOR}{_TOKEN})*)")
 # What opens a list of names after a data noun: "the datasets: A, B and C", "benchmarks such as X".
 LIST_OPENER = r"\s*(?::|,?\s+(?:such as|including|namely))"
-_LISTING_NOUN = rf"\b(?:data ?sets?|corpora|benchmarks?){LIST_OPENER}"
+# The data noun may say what the data holds first: "two datasets of natural images, namely X and Y".
+_LISTING_NOUN = (rf"\b(?:data ?sets?|corpora|benchmarks?)(?:\s+(?:of|with|for|from)(?:\s+[a-z][a-z\-]*){{1,3}})?"
+                 rf"{LIST_OPENER}")
 _NOUN_LIST_NAME = rf"{_TOKEN}(?:\s{_TOKEN}){{0,3}}"
 _LIST_AFTER_NOUN = re.compile(
     rf"{_LISTING_NOUN}\s+(?:the\s+)?"
@@ -48,6 +50,15 @@ _NAMES_AFTER_NOUN = re.compile(
     rf"\b(?:data ?sets?|corpora|benchmarks?)(?:\s*\(|,?\s+(?:i\.e\.|e\.g\.|namely)\s*[,:]?)?\s*(?:the\s+)?"
     rf"({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)"
 )
+# Three names or more listed after a data noun and a comma: "three text classification datasets, X, Y and Z" (two
+# could be a clause: "on both datasets, X beats Y").
+_LIST_AFTER_COMMA = re.compile(rf"\b(?:data ?sets?|corpora|benchmarks?),\s+(?:the\s+)?"
+                               rf"({_NOUN_LIST_NAME}(?:\s*,\s*{_NOUN_LIST_NAME})+,?\s+and\s+{_NOUN_LIST_NAME})")
+# Names a sentence says are data: "X and Y are paragraph datasets", "X is a corpus of ...".
+_NAMES_ARE_DATA = re.compile(
+    rf"({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)\s+(?:is|are)\s+"
+    r"(?:(?:a|an|the|two|three|four|both)\s+)?(?:[a-z][a-z\-]*\s+){0,3}"
+    r"(?:data ?sets?|corpus|corpora|benchmarks?)\b")
 # A split of a dataset written after its name: "the bAbI training set", "the WSJ test data".
 SPLIT_NOUN = r"(?:training|train|test|testing|dev|development|validation|held-out)\s+(?:sets?|splits?|data)"
 _SPLIT_AFTER = re.compile(rf"\s+(?i:{SPLIT_NOUN})\b")
@@ -83,7 +94,8 @@ _BEFORE_KIND_NOUN = re.compile(
     rf"(?<!\d\s)({_TOKEN})\s+(?:(?!(?:{_NOT_KIND_WORDS})\s)[a-z]+(?<!ed)\s+){{1,2}}(?:data ?sets?|corpus|corpora)\b")
 _CAP_WORD = r"[A-Z][A-Za-z0-9\-'\u2019]*"
 # Capitalised words before a data noun ("Wall Street Journal corpus") or ending in one ("Penn Treebank").
-_PHRASE_BEFORE_NOUN = re.compile(rf"\b((?:{_CAP_WORD}\s+){{1,3}}{_CAP_WORD})\s+(?:data ?sets?|corpus|corpora|benchmarks?)\b")
+_PHRASE_BEFORE_NOUN = re.compile(
+    rf"\b((?:{_CAP_WORD}\s+){{1,3}}{_CAP_WORD})\s+(?:data ?sets?|corpus|corpora|benchmarks?)\b")
 # A name spelled out with its acronym before a data noun: "the Xyz Question Answering (XQA) corpus" gives both.
 _DEFINED_BEFORE_NOUN = re.compile(
     rf"\b(?:(?:The|A|An|Our|This)\s+)?((?:{_CAP_WORD}\s+){{1,5}}{_CAP_WORD})\s+\(({_TOKEN})\)\s+"
@@ -100,7 +112,9 @@ _SUITE_FOLLOWS = re.compile(_SUITE_AFTER)
 # The same shared task named with its task's acronym ("X 2003 NER" of "the X 2003 NER task"): a year, then the acronym.
 _YEAR_ACRONYM_END = re.compile(r"(?:19|20)\d\d\s+[A-Z]{2,5}$")
 _TASK_FOLLOWS = re.compile(r"\s+(?:shared\s+)?task\b")
-_SPLIT = re.compile(rf"{_LIST_SEPARATOR}|^(?:the\s+)?")
+_SPLIT = re.compile(rf"{_LIST_SEPARATOR}|^(?:[Tt]he\s+)?")
+# Patterns whose names a data noun lists or describes: one capitalised word among them is a name (see `is_word_name`).
+_LISTING_PATTERNS = (_LIST_AFTER_NOUN, _NAMES_AFTER_NOUN, _LIST_AFTER_COMMA, _NAMES_ARE_DATA)
 DATA_CUE = re.compile(
     r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|evaluat\w*|experiments?|train\w*|test\w*|"
     r"fine-?tun\w*|collected|released?|annotated|results?|report\w*|benchmark\w*)\b|(?-i:^On\s)|" + _SCORED,
@@ -173,8 +187,9 @@ def names_a_suite(name: str) -> bool:
 
 
 def candidate_names(sentence: str) -> list[str]:
-    """Name-shaped tokens listed after "on/using/from", after a data noun ("datasets: A, B and C") or after
-    words of experiments ("results in the X and Y"), written before or ending in a data noun, or before "tasks",
+    """Name-shaped tokens listed after "on/using/from", after a data noun ("datasets: A, B and C", "datasets of
+    images, namely A and B", "three datasets, A, B and C") or after words of experiments ("results in the X and Y"),
+    said to be data ("A and B are paragraph datasets"), written before or ending in a data noun, or before "tasks",
     "shared task" or "challenge" (see `names_a_suite`), or before a word or two of what the data holds and
     "dataset" or "corpus" ("the X reviews dataset"). One capitalised word ("Cora") counts where it is written
     right before a data noun (not first in the sentence), listed after one, before a suite of tasks, or listed
@@ -183,12 +198,13 @@ def candidate_names(sentence: str) -> list[str]:
     words: list[str] = []
     patterns = [_LIST_AFTER, _LIST_AFTER_NOUN, _USED_ON, _ON_FIRST]
     if not is_table_row_text(sentence):
-        patterns.append(_NAMES_AFTER_NOUN)  # in table text, "Datasets" heads a column of labels and numbers
+        # in table text, "Datasets" heads a column of labels and numbers
+        patterns += [_NAMES_AFTER_NOUN, _LIST_AFTER_COMMA, _NAMES_ARE_DATA]
     for pattern in patterns:
         for match in pattern.finditer(sentence):
             parts = [part for part in _SPLIT.split(match.group(1)) if part]
             found.extend(parts)
-            if pattern in (_LIST_AFTER_NOUN, _NAMES_AFTER_NOUN) or len(parts) > 1:
+            if pattern in _LISTING_PATTERNS or len(parts) > 1:
                 words.extend(parts)
     for match in _DEFINED_BEFORE_NOUN.finditer(sentence):
         spelled, acronym = match.groups()
