@@ -130,9 +130,14 @@ def test_a_row_of_dataset_statistics_writes_its_label_as_data():
     ("We trained our model on KiteQA.", ["KiteQA"]),
     ("The number of training iterations used in DeltaNet schedules is halved.", []),
     ("All results presented in Sec. 4 use DeltaNet.", []),
-    ("We sample three song corpora, Kelpwood, Shoalnet and Reefbank.", ["Kelpwood", "Shoalnet", "Reefbank"]),
 ])
 def test_names_after_words_of_experiments_are_data(sentence, names):
+    assert [name for name in candidate_names(sentence) if data_support([name], [sentence])] == names
+
+
+def test_names_listed_after_a_data_noun_and_a_comma_are_data():
+    sentence = "We sample three song corpora, Kelpwood, Shoalnet and Reefbank."
+    names = ["Kelpwood", "Shoalnet", "Reefbank"]
     assert [name for name in candidate_names(sentence) if data_support([name], [sentence])] == names
 
 

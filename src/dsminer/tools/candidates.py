@@ -36,9 +36,10 @@ _LIST_SEPARATOR = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+)(?:the\s+)?"
 _LIST_AFTER = re.compile(rf"\b(?:on|using|from)\s+(?:the\s+)?({_TOKEN}(?:{_LIST_SEPARATOR}{_TOKEN})*)")
 # What opens a list of names after a data noun: "the datasets: A, B and C", "benchmarks such as X".
 LIST_OPENER = r"\s*(?::|,?\s+(?:such as|including|namely))"
+# A data noun that can list names after it.
+_LIST_NOUN = r"\b(?:data ?sets?|corpora|benchmarks?)"
 # The data noun may say what the data holds first: "two datasets of natural images, namely X and Y".
-_LISTING_NOUN = (rf"\b(?:data ?sets?|corpora|benchmarks?)(?:\s+(?:of|with|for|from)(?:\s+[a-z][a-z\-]*){{1,3}})?"
-                 rf"{LIST_OPENER}")
+_LISTING_NOUN = rf"{_LIST_NOUN}(?:\s+(?:of|with|for|from)(?:\s+[a-z][a-z\-]*){{1,3}})?{LIST_OPENER}"
 _NOUN_LIST_NAME = rf"{_TOKEN}(?:\s{_TOKEN}){{0,3}}"
 _LIST_AFTER_NOUN = re.compile(
     rf"{_LISTING_NOUN}\s+(?:the\s+)?"
@@ -47,12 +48,12 @@ _LIST_AFTER_NOUN = re.compile(
 # Names right after a data noun without "such as" or a colon, in prose: "two test datasets X and Y", "datasets (X, Y,
 # Z)", "benchmarks, i.e., X and Y" (not after a comma alone: "on both datasets, X beats Y").
 _NAMES_AFTER_NOUN = re.compile(
-    rf"\b(?:data ?sets?|corpora|benchmarks?)(?:\s*\(|,?\s+(?:i\.e\.|e\.g\.|namely)\s*[,:]?)?\s*(?:the\s+)?"
+    rf"{_LIST_NOUN}(?:\s*\(|,?\s+(?:i\.e\.|e\.g\.|namely)\s*[,:]?)?\s*(?:the\s+)?"
     rf"({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)"
 )
 # Three names or more listed after a data noun and a comma: "three text classification datasets, X, Y and Z" (two
 # could be a clause: "on both datasets, X beats Y").
-_LIST_AFTER_COMMA = re.compile(rf"\b(?:data ?sets?|corpora|benchmarks?),\s+(?:the\s+)?"
+_LIST_AFTER_COMMA = re.compile(rf"{_LIST_NOUN},\s+(?:the\s+)?"
                                rf"({_NOUN_LIST_NAME}(?:\s*,\s*{_NOUN_LIST_NAME})+,?\s+and\s+{_NOUN_LIST_NAME})")
 # Names a sentence says are data: "X and Y are paragraph datasets", "X is a corpus of ...".
 _NAMES_ARE_DATA = re.compile(
