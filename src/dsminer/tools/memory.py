@@ -32,6 +32,7 @@ LESSONS = {
     ("names", "generic"): "Names: answers gave generic phrases; a dataset name is a proper name the paper writes.",
     ("names", "sentence"): "Names: answers gave whole phrases; give only the dataset's name.",
     ("names", "tool"): "Names: answers gave tools, libraries or platforms; these are not datasets.",
+    ("names", "language"): "Names: answers gave languages; give the name of the dataset in that language.",
     ("details", "missing_fields"): "Details: fields were left empty; the sentences naming the dataset say what "
                                    "it contains, its kind of data and its subject area.",
     ("metadata", "missing_fields"): "Metadata: the title or authors were missing; they open the first page.",

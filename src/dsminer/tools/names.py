@@ -55,7 +55,12 @@ NOT_DATASETS = frozenset(
 )
 # Languages, which name a dataset's part ("English X") or a translation direction, not a dataset.
 LANGUAGES = ("English", "Chinese", "German", "French", "Spanish", "Italian", "Portuguese", "Dutch", "Russian", "Czech",
-             "Arabic", "Japanese", "Korean", "Hindi", "Turkish", "Finnish", "Swedish", "Romanian")
+             "Arabic", "Japanese", "Korean", "Hindi", "Turkish", "Finnish", "Swedish", "Romanian", "Vietnamese",
+             "Indonesian", "Thai", "Malay", "Persian", "Hebrew", "Greek", "Polish", "Hungarian", "Bulgarian",
+             "Ukrainian", "Croatian", "Serbian", "Slovenian", "Slovak", "Estonian", "Latvian", "Lithuanian", "Danish",
+             "Norwegian", "Icelandic", "Catalan", "Basque", "Galician", "Urdu", "Bengali", "Tamil", "Telugu",
+             "Swahili", "Yoruba", "Mandarin", "Cantonese")
+_LANGUAGE_NAMES = frozenset(language.casefold() for language in LANGUAGES)
 MAX_NAME_WORDS = 8
 POSSESSIVE = re.compile(r"['\u2019]s$")  # "AG's": the start of a name ("AG's News"), not a name
 _YEAR = r"(?:19|20)\d\d[a-z]?"
@@ -278,6 +283,8 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "tool", f"{name!r} is a tool, library or platform, not a dataset"
     if text in NOT_DATASETS:
         return "non_dataset", f"{name!r} names a field, venue, device or part of the paper"
+    if text.casefold() in _LANGUAGE_NAMES:
+        return "language", f"{name!r} names the language of the data, not a dataset"
     why = looks_like_non_dataset(text)
     return ("non_dataset", why) if why else None
 

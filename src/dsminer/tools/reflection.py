@@ -104,13 +104,14 @@ def _count_issues(kept: Sequence[str], cues: BenchmarkCues) -> tuple[list[Issue]
 
 # Penalty per name and at most per kind of problem: an answer of citations, phrases or sentences instead of
 # names is a failed answer; a model among good names is a small flaw that cleaning removes.
-_PROBLEM_PENALTY = {"non_dataset": (0.15, 0.3), "tool": (0.15, 0.3)}
+_PROBLEM_PENALTY = {"non_dataset": (0.15, 0.3), "tool": (0.15, 0.3), "language": (0.15, 0.3)}
 _PROBLEM_ADVICE = {
     "non_dataset": "they look like models, metrics or tasks, not data",
     "citation": "they are citations; give the name of the dataset the citation stands for",
     "generic": "they are generic phrases; give the dataset's own name",
     "sentence": "they are phrases or sentences; give only the name",
     "tool": "they are tools, libraries or platforms, not data",
+    "language": "they name languages; give the name of the dataset in that language",
     "abbreviation": "they are abbreviations from a table; give the name the text writes",
     "split": "they label a dataset's split in a table; give the dataset's name",
 }
