@@ -8,7 +8,15 @@ import re
 import pandas as pd
 import pytest
 
-from dsminer.evaluation.audit import VERDICT_COLUMNS, AuditSheetError, sample_audit, score_audit, write_audit_sheet
+from dsminer.evaluation.audit import (
+    VERDICT_COLUMNS,
+    AuditSheetError,
+    carry_verdicts,
+    sample_audit,
+    score_audit,
+    write_audit_sheet,
+)
+from dsminer.errors import DsminerError
 from dsminer.evaluation.runs import assign_labels, load_run
 
 
@@ -115,3 +123,31 @@ def test_bad_link_place_and_missing_columns(runs, tmp_path):
     sheet.drop(columns=["mentioned"]).to_csv(csv_path, index=False)
     with pytest.raises(AuditSheetError, match="missing columns: mentioned"):
         score_audit(csv_path)
+
+
+def test_a_new_sample_carries_the_verdicts_of_the_same_paper_and_dataset(runs, write_run, record, tmp_path):
+    first, _ = write_audit_sheet(sample_audit(runs[:1], n=50, seed=0), runs[:1], tmp_path / "first")
+    _fill(first, {"MNIST@s0": ("yes", "yes", "", ""), "CIFAR-10@s0": ("yes", "yes", "yes", "text")})
+    again = [load_run(str(write_run("s0-again", [
+        record("a.pdf", "MNIST", title="Alpha"),  # the same dataset, written the same after normalising
+        record("a.pdf", "CIFAR10", title="Alpha", link="https://example.org/cifar"),  # another link
+        record("b.pdf", "Quokka-QA", title="Beta")])))]  # new: left to read
+    sheet = sample_audit(again, n=50, seed=0)
+    assert carry_verdicts(sheet, first) == 2
+    rows = {row["dataset"]: row for row in sheet.to_dict("records")}
+    assert (rows["MNIST"]["mentioned"], rows["MNIST"]["is_dataset"]) == ("yes", "yes")
+    assert rows["MNIST"]["notes"] == "carried from audit.csv row 2"
+    assert (rows["CIFAR10"]["is_dataset"], rows["CIFAR10"]["link_supported"], rows["CIFAR10"]["link_where"]) \
+        == ("yes", "", "")  # a link verdict belongs to its link
+    assert all(rows["Quokka-QA"][column] == "" for column in VERDICT_COLUMNS)
+    csv_path, html_path = write_audit_sheet(sheet, again, tmp_path / "again")
+    data = json.loads(re.search(r'id="data">(.*?)</script>', html_path.read_text()).group(1).replace("<\\/", "</"))
+    given = {row["dataset"]: row["verdict"] for row in data["rows"]}
+    assert given["MNIST"]["is_dataset"] == "yes" and given["Quokka-QA"] == {}  # the page's form starts from them
+    overall = score_audit(csv_path)["overall"]
+    assert (overall["rows"], overall["annotated"], overall["precision"]) == (3, 2, 1.0)
+
+
+def test_carrying_from_a_bad_sheet_names_it(runs, tmp_path):
+    with pytest.raises(DsminerError, match="audit sheet not found"):
+        carry_verdicts(sample_audit(runs, n=50, seed=0), tmp_path / "none.csv")

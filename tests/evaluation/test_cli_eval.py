@@ -6,6 +6,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import typer
 from typer.testing import CliRunner
@@ -147,6 +148,16 @@ def test_audit_sample_and_score(app, run_dirs, tmp_path):
     assert json.loads(scored.stdout)["overall"]["rows"] == 3
     missing = runner.invoke(app, ["audit", "score", str(tmp_path / "none.csv")])
     assert _one_line_error(missing).startswith("error: audit sheet not found")
+    sheet = pd.read_csv(out / "audit.csv", dtype=str, keep_default_na=False)
+    sheet.loc[0, ["mentioned", "is_dataset"]] = ["yes", "no"]
+    sheet.to_csv(out / "audit.csv", index=False)
+    again = runner.invoke(app, ["audit", "sample", *map(str, run_dirs), "--n", "3", "--seed", "2",
+                                "--out", str(tmp_path / "again"), "--carry", str(out / "audit.csv")])
+    assert again.exit_code == 0, again.output
+    assert f"verdicts carried from {out / 'audit.csv'}: 2 of 3 rows; 1 left to read" in again.stdout  # both runs
+    bad = runner.invoke(app, ["audit", "sample", *map(str, run_dirs), "--out", str(tmp_path / "bad"),
+                              "--carry", str(tmp_path / "none.csv")])
+    assert _one_line_error(bad).startswith("error: audit sheet not found")
 
 
 def test_mlflow_runs_summarize_evaluate_compare(app, run_dirs, gold_file, tracking, tmp_path, monkeypatch):

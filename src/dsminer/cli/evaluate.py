@@ -15,7 +15,7 @@ from dsminer.config import DEFAULT_TRACKING_URI
 from dsminer.cli.errors import user_errors
 from dsminer.errors import DsminerError, PdfReadError
 from dsminer.evaluation import mlflow_log
-from dsminer.evaluation.audit import format_audit_scores, sample_audit, score_audit, write_audit_sheet
+from dsminer.evaluation.audit import carry_verdicts, format_audit_scores, sample_audit, score_audit, write_audit_sheet
 from dsminer.evaluation.compare import (
     Comparison, comparison_metrics, compare_runs, markdown_table, overlap_frame, write_comparison,
 )
@@ -215,6 +215,9 @@ def audit_sample(
     out: OutDir = None,
     pdfs: Annotated[Path | None, typer.Option(
         "--pdfs", file_okay=False, help="Folder of the runs' PDFs (default: the folder each run read).")] = None,
+    carry: Annotated[Path | None, typer.Option(
+        "--carry", dir_okay=False, help="An earlier filled audit.csv: rows of the same paper and dataset take its "
+        "verdicts (link verdicts only for the same link), so only new records are left to read.")] = None,
     tracking_uri: TrackingUri = None,
 ) -> None:
     """Write an annotation sheet of sampled shared and condition-specific records: audit.csv, and audit.html
@@ -222,11 +225,15 @@ def audit_sample(
     with user_errors():
         loaded = _load_runs(runs, tracking_uri)
         sheet = sample_audit(loaded, n, seed)
+        carried = carry_verdicts(sheet, carry) if carry is not None else None
         target = out or (_default_out(loaded[0], "audit") if len(loaded) == 1 else _timestamped(Path("audits")))
         for path in write_audit_sheet(sheet, loaded, target, pdfs):
             typer.echo(f"wrote {path}")
         counts = sheet.groupby(["condition", "category"]).size() if len(sheet) else pd.Series(dtype=int)
         typer.echo(f"{len(sheet)} rows: " + ", ".join(f"{c}/{k} {v}" for (c, k), v in counts.items()))
+        if carried is not None:
+            left = len(sheet) - carried
+            typer.echo(f"verdicts carried from {carry}: {carried} of {len(sheet)} rows; {left} left to read")
 
 
 def audit_score(

@@ -80,6 +80,37 @@ def _sheet_row(run: RunData, record: DatasetRecord, category: str) -> dict[str, 
     }
 
 
+def carry_verdicts(frame: pd.DataFrame, earlier: Path | str) -> int:
+    """Fill `frame`'s verdicts from an earlier filled sheet, so a run sampled again after a change is read only
+    where its records are new: a row takes the verdicts of the earlier row of the same paper and dataset (the
+    same normalised name), the link verdicts only where the link is the same too. Verdicts are written as yes or
+    no, and the notes say which row they came from. Returns how many rows were filled."""
+    path = Path(earlier)
+    rows = _read_sheet(path)
+    judged = {(row["paper"], normalize_name(row["dataset"])): row for row in reversed(rows)
+              if row["mentioned"] is not None or row["is_dataset"] is not None}
+    carried = 0
+    for index, row in frame.iterrows():
+        before = judged.get((row["paper"], normalize_name(row["dataset"])))
+        if before is None:
+            continue
+        carried += 1
+        values = {column: _yes_no(before[column]) for column in ("mentioned", "is_dataset")}
+        if before["dataset_link"].strip() == str(row["dataset_link"]).strip():
+            values["link_supported"] = _yes_no(before["link_supported"])
+            values["link_where"] = " ".join(before["link_where"])
+        note = f"carried from {path.name} row {before['row']}"
+        values["annotator"] = before["annotator"]
+        values["notes"] = f"{before['notes']} ({note})" if before["notes"] else note
+        for column, value in values.items():
+            frame.at[index, column] = value
+    return carried
+
+
+def _yes_no(verdict: bool | None) -> str:
+    return "" if verdict is None else "yes" if verdict else "no"
+
+
 def write_audit_sheet(frame: pd.DataFrame, runs: list[RunData], out_dir: Path,
                       pdf_dir: Path | None = None) -> list[Path]:
     """Write audit.csv (for the verdicts) and audit.html: the report page of the sampled records (each beside its

@@ -166,18 +166,20 @@ def _pdf_folders(runs: list[RunData], pdf_dir: Path | None) -> list[Path]:
     return list(dict.fromkeys(folders))
 
 
-def _picked(runs: list[RunData], sheet: Any | None) -> list[tuple[RunData, DatasetRecord, int, str]]:
-    """(run, record, row number, audit category) for every record, or for the rows of an audit sheet."""
+def _picked(runs: list[RunData], sheet: Any | None) -> list[tuple[RunData, DatasetRecord, int, str, dict[str, str]]]:
+    """(run, record, row number, audit category, the sheet's verdicts already given) for every record, or for the
+    rows of an audit sheet."""
     if sheet is None:
         every = [(run, record) for run in runs for record in run.records]
-        return [(run, record, number, "") for number, (run, record) in enumerate(every, 1)]
+        return [(run, record, number, "", {}) for number, (run, record) in enumerate(every, 1)]
     index = {(run.label, paper_file(record), normalize_name(record.name)): (run, record)
              for run in reversed(runs) for record in reversed(run.records)}
     picked = []
     for row in sheet.to_dict("records"):
         found = index.get((str(row["condition"]), str(row["paper"]), str(row["norm_name"])))
         if found is not None:
-            picked.append((*found, int(row["row"]), str(row["category"])))
+            given = {column: str(row[column]) for column in VERDICT_COLUMNS if str(row.get(column, "")).strip()}
+            picked.append((*found, int(row["row"]), str(row["category"]), given))
     return picked
 
 
@@ -192,7 +194,7 @@ def report_rows(runs: list[RunData], pages: PageImages, pdfs: _Pdfs, gold: list[
             found_by[key].append(run.label)
     by_file = {paper.file: paper for paper in gold or []}
     rows = []
-    for run, record, number, category in _picked(runs, sheet):
+    for run, record, number, category, given in _picked(runs, sheet):
         file = paper_file(record)
         row = {
             "id": number, "condition": run.label, "run_id": run.run_id or "", "category": category, "paper": file,
@@ -202,7 +204,7 @@ def report_rows(runs: list[RunData], pages: PageImages, pdfs: _Pdfs, gold: list[
             "content": record.dataset_describe.content or "", "page": record.evidence.page,
             "quote": record.evidence.quote or "", "found_by": found_by.get(pair_key(record, titles), []),
             "mark": judge(record, by_file[file])[0] if file in by_file else "",
-            "image": None, "boxes": [], "link_place": None,
+            "image": None, "boxes": [], "link_place": None, "verdict": given,
         }
         _add_evidence(row, record, pdfs.get(file), pages)
         rows.append(row)
