@@ -6,8 +6,12 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pymupdf
 import pytest
 from typer.testing import CliRunner
@@ -199,15 +203,10 @@ def test_the_report_is_logged_to_the_runs_mlflow_artifacts(tmp_path, pdfs):
     assert [item.path for item in client.list_artifacts(run_id, "report")] == ["report/index.html"]
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian package chromium; .ci/run installs it)")
-def test_verdicts_typed_in_the_audit_page_download_as_a_sheet_audit_score_reads(tmp_path, pdfs):
+@contextmanager
+def _browser_page(page_file: Path) -> Iterator[Any]:
+    """A headless Chromium page (Playwright) on `page_file`, once its script has drawn it."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is a test dependency")
-    from dsminer.evaluation.audit import sample_audit, write_audit_sheet
-
-    runs = [read_run_dir(_run(tmp_path, pdfs, "s0", _records()))]
-    sheet = sample_audit(runs, n=10, seed=0)
-    _, page_file = write_audit_sheet(sheet, runs, tmp_path / "audit")
-    verdicts = {"FooBench-10": ("yes", "yes"), "Bar Corpus": ("yes", "no")}
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])
@@ -215,18 +214,59 @@ def test_verdicts_typed_in_the_audit_page_download_as_a_sheet_audit_score_reads(
             page = browser.new_page(accept_downloads=True)
             page.goto(page_file.as_uri())
             page.wait_for_selector("body[data-ready='1']")
-            for row in sheet.itertuples():
-                if row.dataset in verdicts:
-                    page.click(f"tr[data-id='{row.row}']")
-                    page.select_option("select[name=mentioned]", verdicts[row.dataset][0])
-                    page.select_option("select[name=is_dataset]", verdicts[row.dataset][1])
-            page.reload()  # verdicts are kept in the browser
-            page.wait_for_selector("body[data-ready='1']")
-            with page.expect_download() as download:
-                page.click("#download")
-            filled = tmp_path / "filled.csv"
-            download.value.save_as(filled)
+            yield page
         finally:
             browser.close()
+
+
+def _download_sheet(page: Any, path: Path) -> None:
+    with page.expect_download() as download:
+        page.click("#download")
+    download.value.save_as(path)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian package chromium; .ci/run installs it)")
+def test_verdicts_typed_in_the_audit_page_download_as_a_sheet_audit_score_reads(tmp_path, pdfs):
+    from dsminer.evaluation.audit import sample_audit, write_audit_sheet
+
+    runs = [read_run_dir(_run(tmp_path, pdfs, "s0", _records()))]
+    sheet = sample_audit(runs, n=10, seed=0)
+    _, page_file = write_audit_sheet(sheet, runs, tmp_path / "audit")
+    verdicts = {"FooBench-10": ("yes", "yes"), "Bar Corpus": ("yes", "no")}
+    filled = tmp_path / "filled.csv"
+    with _browser_page(page_file) as page:
+        for row in sheet.itertuples():
+            if row.dataset in verdicts:
+                page.click(f"tr[data-id='{row.row}']")
+                page.select_option("select[name=mentioned]", verdicts[row.dataset][0])
+                page.select_option("select[name=is_dataset]", verdicts[row.dataset][1])
+        page.reload()  # verdicts are kept in the browser
+        page.wait_for_selector("body[data-ready='1']")
+        _download_sheet(page, filled)
     scores = score_audit(filled)["overall"]
     assert scores["rows"] == len(sheet) and scores["annotated"] == 2 and scores["precision"] == 0.5
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian package chromium; .ci/run installs it)")
+def test_the_audit_page_starts_from_carried_verdicts(tmp_path, pdfs):
+    from dsminer.evaluation.audit import carry_verdicts, sample_audit, write_audit_sheet
+
+    runs = [read_run_dir(_run(tmp_path, pdfs, "s0", _records()))]
+    earlier, _ = write_audit_sheet(sample_audit(runs, n=10, seed=0), runs, tmp_path / "earlier")
+    filled = pd.read_csv(earlier, dtype=str, keep_default_na=False)
+    filled.loc[filled["dataset"] == "Bar Corpus", ["mentioned", "is_dataset", "annotator"]] = ["yes", "no", "ann"]
+    filled.to_csv(earlier, index=False)
+    sheet = sample_audit(runs, n=10, seed=0)
+    assert carry_verdicts(sheet, earlier) == 1
+    _, page_file = write_audit_sheet(sheet, runs, tmp_path / "audit")
+    row = int(sheet.loc[sheet["dataset"] == "Bar Corpus", "row"].iloc[0])
+    downloaded = tmp_path / "downloaded.csv"
+    with _browser_page(page_file) as page:
+        page.click(f"tr[data-id='{row}']")
+        assert page.input_value("select[name=is_dataset]") == "no"
+        page.fill("input[name=notes]", "read again")  # an edit keeps the carried annotator
+        _download_sheet(page, downloaded)
+    again = pd.read_csv(downloaded, dtype=str, keep_default_na=False)
+    [carried] = again[again["dataset"] == "Bar Corpus"].to_dict("records")
+    assert (carried["is_dataset"], carried["annotator"], carried["notes"]) == ("no", "ann", "read again")
+    assert score_audit(downloaded)["overall"]["annotated"] == 1
