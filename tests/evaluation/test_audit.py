@@ -8,6 +8,7 @@ import re
 import pandas as pd
 import pytest
 
+from dsminer.errors import DsminerError
 from dsminer.evaluation.audit import (
     VERDICT_COLUMNS,
     AuditSheetError,
@@ -16,7 +17,6 @@ from dsminer.evaluation.audit import (
     score_audit,
     write_audit_sheet,
 )
-from dsminer.errors import DsminerError
 from dsminer.evaluation.runs import assign_labels, load_run
 
 

@@ -17,7 +17,14 @@ import pytest
 from typer.testing import CliRunner
 
 from dsminer.cli import app
-from dsminer.evaluation.audit import INFO_COLUMNS, VERDICT_COLUMNS, score_audit
+from dsminer.evaluation.audit import (
+    INFO_COLUMNS,
+    VERDICT_COLUMNS,
+    carry_verdicts,
+    sample_audit,
+    score_audit,
+    write_audit_sheet,
+)
 from dsminer.evaluation.gold import load_gold
 from dsminer.evaluation.report import build_report
 from dsminer.evaluation.runs import read_run_dir
@@ -227,8 +234,6 @@ def _download_sheet(page: Any, path: Path) -> None:
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian package chromium; .ci/run installs it)")
 def test_verdicts_typed_in_the_audit_page_download_as_a_sheet_audit_score_reads(tmp_path, pdfs):
-    from dsminer.evaluation.audit import sample_audit, write_audit_sheet
-
     runs = [read_run_dir(_run(tmp_path, pdfs, "s0", _records()))]
     sheet = sample_audit(runs, n=10, seed=0)
     _, page_file = write_audit_sheet(sheet, runs, tmp_path / "audit")
@@ -249,8 +254,6 @@ def test_verdicts_typed_in_the_audit_page_download_as_a_sheet_audit_score_reads(
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian package chromium; .ci/run installs it)")
 def test_the_audit_page_starts_from_carried_verdicts(tmp_path, pdfs):
-    from dsminer.evaluation.audit import carry_verdicts, sample_audit, write_audit_sheet
-
     runs = [read_run_dir(_run(tmp_path, pdfs, "s0", _records()))]
     earlier, _ = write_audit_sheet(sample_audit(runs, n=10, seed=0), runs, tmp_path / "earlier")
     filled = pd.read_csv(earlier, dtype=str, keep_default_na=False)
