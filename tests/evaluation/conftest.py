@@ -14,11 +14,13 @@ SCIREX_GOLD = Path(__file__).resolve().parents[2] / ".." / "shared" / "eval" / "
 
 def make_record(file: str, name: str, *, title: str | None = None, link: str | None = None,
            platform: str = "unspecified", content: str | None = None, page: int | None = 1,
-           quote: str | None = "We use it.", authors: list[str] | None = None) -> dict[str, Any]:
+           quote: str | None = "We use it.", authors: list[str] | None = None,
+           role: str | None = None) -> dict[str, Any]:
     """A results.jsonl line with only the fields a test cares about set."""
     return {
         "dataset_id": f"ds-{file}-{name}",
         "name": name,
+        "role": role,
         "dataset_describe": {"content": content, "type": None, "domain": None, "fields": []},
         "paper_refs": {"title": title, "authors": authors or [], "institutions": [], "venue": None,
                        "year": None, "url": None, "is_fellow": None},

@@ -152,3 +152,30 @@ def test_scirex_gold_loads_and_scores_a_perfect_run(scirex_gold, write_run, reco
     records = [record(paper.file, dataset.name) for paper in gold for dataset in paper.datasets]
     scores = score_run(load_run(str(write_run("s0", records))), gold)
     assert (scores.recall, scores.precision_strict, scores.papers) == (1.0, 1.0, 58)
+
+
+def test_roles_give_recall_of_used_and_created_datasets_and_role_accuracy(tmp_path, write_run, record):
+    gold = [{"file": "a.pdf", "datasets": [{"name": "UK Biobank", "role": "used"}, {"name": "ReefSet", "role": "created"},
+                                           {"name": "GTEx", "role": "mentioned"}, {"name": "ERA5", "role": "used"}]}]
+    path = tmp_path / "roles.jsonl"
+    path.write_text(json.dumps(gold[0]) + "\n", encoding="utf-8")
+    records = [record("a.pdf", "UK Biobank", role="used"), record("a.pdf", "ReefSet", role="used"),
+               record("a.pdf", "GTEx", role="mentioned"), record("a.pdf", "Kepler", role="used")]
+    scores = score_run(load_run(str(write_run("s0", records))), load_gold(path))
+    metrics = scores.metrics()
+    assert metrics["recall"] == pytest.approx(0.75)  # any role
+    assert metrics["recall_used"] == pytest.approx(2 / 3)  # ERA5 missed among the used and created
+    assert (scores.role_correct, scores.role_checked, metrics["role_accuracy"]) == (2, 3, pytest.approx(2 / 3))
+    assert "role_accuracy      0.667 (2/3)" in format_scores(scores)
+
+
+def test_a_gold_without_roles_scores_every_dataset_as_used_and_gives_no_role_accuracy(gold_file, write_run, record):
+    scores = score_run(load_run(str(write_run("s0", [record("a.pdf", "PTB", role="used")]))), load_gold(gold_file))
+    assert scores.recall_used == scores.recall and "role_accuracy" not in scores.metrics()
+
+
+def test_an_unknown_role_is_named(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"file": "a.pdf", "datasets": [{"name": "X", "role": "trained"}]}) + "\n")
+    with pytest.raises(GoldFileError, match="'role' must be one of used, created, mentioned"):
+        load_gold(path)

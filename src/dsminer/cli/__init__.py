@@ -15,7 +15,7 @@ import dspy  # noqa: E402,F401  (imported before the log levels are set: DSPy an
 import mlflow  # noqa: E402,F401
 import typer  # noqa: E402
 
-from dsminer.cli import evaluate, experiment, optimize, run  # noqa: E402
+from dsminer.cli import eval_module, evaluate, experiment, optimize, run  # noqa: E402
 from dsminer.cli.corpus import corpus_app  # noqa: E402
 
 app = typer.Typer(
@@ -36,5 +36,6 @@ def main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log prog
 run.register(app)
 evaluate.register(app)
 experiment.register(app)
+eval_module.register(app)
 optimize.register(app)
 app.add_typer(corpus_app, name="corpus", help="Build a corpus: download a conference's papers with metadata.")

@@ -1,4 +1,4 @@
-"""`dsminer experiment` (several conditions as child runs of one parent run) and `dsminer eval-module`."""
+"""`dsminer experiment`: several conditions as child runs of one parent run."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import Annotated, Optional
 import typer
 
 from dsminer.cli.errors import user_errors
-from dsminer.cli.optimize import ExcludeOption, documents, excluded_documents
 from dsminer.cli.run import (EXECUTOR_HELP, PROGRAM_HELP, RAY_ADDRESS_HELP, backend_flags, configured_backend,
                              model_info, progress_bar)
 from dsminer.config import VARIANTS, Settings, load_settings, variant_overrides
@@ -19,7 +18,6 @@ from dsminer.errors import ConfigError
 
 def register(app: typer.Typer) -> None:
     app.command("experiment")(experiment)
-    app.command("eval-module")(eval_module)
 
 
 def experiment(
@@ -118,63 +116,3 @@ def compare_experiment(folder: Path, conditions: list[str], gold: Path | None, p
 def _run_id(run_dir: Path) -> str | None:
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     return manifest.get("mlflow", {}).get("run_id")
-
-
-def eval_module(
-    module: Annotated[str, typer.Argument(help="The step to score: names (the model's dataset-name step) or candidates (the model-free candidate finder and names context).")],
-    gold: Annotated[Path, typer.Option("--gold", help="names: sentence-level gold, e.g. ../shared/eval/heddes2021/ner_dataset_recognition_sentences.json.gz; candidates: SciREX documents (a folder of .json files or a .jsonl file), e.g. ../shared/eval/scirex-text/dev.jsonl.")],
-    n: Annotated[int, typer.Option("--n", min=1, help="Sentences to sample (names) or documents to read (candidates).")] = 50,
-    seed: Annotated[int, typer.Option("--seed", help="Sampling seed (names).")] = 0,
-    exclude: ExcludeOption = None,
-    config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file.")] = None,
-    api_base: Annotated[Optional[str], typer.Option("--api-base", help="OpenAI-compatible endpoint.")] = None,
-    model: Annotated[Optional[str], typer.Option("--model", help="Served model name.")] = None,
-    tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
-) -> None:
-    """Score one step on its own and log the scores as an MLflow run: the names step's precision, recall and F1
-    on sentence-level gold, or the share of SciREX documents' salient datasets that the candidate finder offers
-    and the names context holds (no model)."""
-    with user_errors():
-        if module not in ("names", "candidates"):
-            raise ConfigError(f"unknown module {module!r} (available: names, candidates)")
-        settings = load_settings(config, tracking_uri=tracking_uri, backend=backend_flags(None, api_base, model))
-        if module == "names":
-            scores = run_module_eval(settings, gold, n, seed)
-        else:
-            scores = run_candidate_eval(settings, gold, n, excluded_documents(exclude or []))
-    typer.echo(" ".join(f"{k}={v}" for k, v in scores.items()))
-
-
-def run_candidate_eval(settings: Settings, path: Path, n: int, excluded: set[str]) -> dict[str, float]:
-    import mlflow
-
-    from dsminer.evaluation.module_eval import score_candidates
-    from dsminer.run import tracking
-
-    docs = documents(path, excluded, n)
-    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
-    with mlflow.start_run(run_name=f"eval-module-candidates-{len(docs)}", experiment_id=experiment_id,
-                          tags={"kind": "module-eval", "module": "candidates"}):
-        mlflow.log_params({"module": "candidates", "gold": str(path), "n": n, "excluded_documents": len(excluded),
-                           "context_sentences": settings.context_sentences})
-        scores = score_candidates(docs, settings.context_sentences)
-        mlflow.log_metrics({f"candidates.{k}": float(v) for k, v in scores.items()})
-    return scores
-
-
-def run_module_eval(settings: Settings, gold: Path, n: int, seed: int) -> dict[str, float]:
-    import mlflow
-
-    from dsminer.run import tracking
-    from dsminer.evaluation.module_eval import evaluate_name_step
-    from dsminer.evaluation.sentence_gold import load_sentence_gold, sample_examples
-
-    examples = sample_examples(load_sentence_gold(gold), n, seed)
-    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
-    with configured_backend(settings) as backend, mlflow.start_run(
-            run_name=f"eval-module-names-{n}", experiment_id=experiment_id, tags={"kind": "module-eval", "module": "names"}):
-        mlflow.log_params({"module": "names", "gold": str(gold), "n": n, "seed": seed, "backend.model": backend.model,
-                           "adapter": settings.adapter})
-        scores = evaluate_name_step(examples)
-        mlflow.log_metrics({f"names.{k}": float(v) for k, v in scores.items()})
-    return scores

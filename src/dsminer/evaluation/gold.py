@@ -16,15 +16,23 @@ from dsminer.evaluation.runs import RunData, paper_file, processed_files
 from dsminer.schema import DatasetRecord, normalize_name
 
 logger = logging.getLogger(__name__)
+ROLES = ("used", "created", "mentioned")
 
 
 @dataclass(frozen=True)
 class GoldDataset:
-    """One gold dataset of a paper: its canonical name, the names the paper uses for it, its URLs."""
+    """One gold dataset of a paper: its canonical name, the names the paper uses for it, its URLs, and what the
+    paper does with it (`role`: used, created or mentioned; None when the gold does not say)."""
 
     name: str
     aliases: tuple[str, ...] = ()
     urls: tuple[str, ...] = ()
+    role: str | None = None
+
+    @property
+    def is_used(self) -> bool:
+        """Whether the paper uses or creates the dataset (a gold without roles: every dataset)."""
+        return self.role != "mentioned"
 
     def keys(self) -> set[str]:
         """The normalised names a record may carry to match this dataset."""
@@ -79,7 +87,7 @@ def _parse_paper(row: Any, path: Path, line: int) -> GoldPaper:
 
 
 def _parse_dataset(item: Any, path: Path, line: int) -> GoldDataset:
-    """A dataset entry: a bare name, or {"name", "aliases"?, "urls"? or "url"?}; other keys are ignored."""
+    """A dataset entry: a bare name, or {"name", "aliases"?, "urls"? or "url"?, "role"?}; other keys are ignored."""
     if isinstance(item, str) and item.strip():
         return GoldDataset(name=item)
     if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"].strip():
@@ -89,7 +97,10 @@ def _parse_dataset(item: Any, path: Path, line: int) -> GoldDataset:
     for key, values in (("aliases", aliases), ("urls", urls)):
         if not isinstance(values, list) or not all(isinstance(value, str) for value in values):
             raise GoldFileError(path, line, f"dataset {item['name']!r}: '{key}' must be a list of strings")
-    return GoldDataset(name=item["name"], aliases=tuple(aliases), urls=tuple(urls))
+    role = item.get("role")
+    if role is not None and role not in ROLES:
+        raise GoldFileError(path, line, f"dataset {item['name']!r}: 'role' must be one of {', '.join(ROLES)}")
+    return GoldDataset(name=item["name"], aliases=tuple(aliases), urls=tuple(urls), role=role)
 
 
 def _parse_mentions(value: Any, path: Path, line: int) -> dict[str, int]:
@@ -114,6 +125,10 @@ class GoldScores:
     repeats: int
     link_checked: int
     link_correct: int
+    used_gold: int
+    used_recalled: int
+    role_checked: int
+    role_correct: int
     gold_papers_not_run: int
     records_outside_gold: int
     per_paper: list[dict[str, Any]]
@@ -131,6 +146,16 @@ class GoldScores:
         return _share(self.recalled, self.gold_datasets)
 
     @property
+    def recall_used(self) -> float:
+        """Recall of the gold datasets the paper uses or creates (of all of them when the gold has no roles)."""
+        return _share(self.used_recalled, self.used_gold)
+
+    @property
+    def role_accuracy(self) -> float | None:
+        """The share of correct records whose role is the gold's, over those whose gold dataset has a role."""
+        return self.role_correct / self.role_checked if self.role_checked else None
+
+    @property
     def link_precision(self) -> float | None:
         return self.link_correct / self.link_checked if self.link_checked else None
 
@@ -140,6 +165,7 @@ class GoldScores:
             "precision_strict": self.precision_strict,
             "precision_lenient": self.precision_lenient,
             "recall": self.recall,
+            "recall_used": self.recall_used,
             "f1_strict": _f1(self.precision_strict, self.recall),
             "f1_lenient": _f1(self.precision_lenient, self.recall),
             "gold_papers": float(self.papers),
@@ -149,7 +175,16 @@ class GoldScores:
         }
         if self.link_precision is not None:
             values["link_precision"] = self.link_precision
+        if self.role_accuracy is not None:
+            values["role_accuracy"] = self.role_accuracy
         return values
+
+
+# GoldScores' counts, each the sum of one column of the per-paper rows.
+_COUNTED = {"gold_datasets": "gold", "recalled": "recalled", "records": "records", "correct": "correct",
+            "supported": "supported", "repeats": "repeats", "link_checked": "link_checked",
+            "link_correct": "link_correct", "used_gold": "used_gold", "used_recalled": "used_recalled",
+            "role_checked": "role_checked", "role_correct": "role_correct"}
 
 
 def score_run(run: RunData, gold: list[GoldPaper]) -> GoldScores:
@@ -157,23 +192,9 @@ def score_run(run: RunData, gold: list[GoldPaper]) -> GoldScores:
     by_paper, outside = records_by_gold_paper(run, gold)
     status = {Path(str(row.get("file"))).name: str(row.get("status", "-")) for row in run.papers}
     rows = [_score_paper(paper, records, status.get(paper.file, "ok")) for paper, records in by_paper]
-    totals = {key: sum(row[key] for row in rows) for key in ("gold", "recalled", "records", "correct", "supported",
-                                                         "repeats")}
-    return GoldScores(
-        label=run.label,
-        papers=len(rows),
-        gold_datasets=totals["gold"],
-        recalled=totals["recalled"],
-        records=totals["records"],
-        correct=totals["correct"],
-        supported=totals["supported"],
-        repeats=totals["repeats"],
-        link_checked=sum(row["link_checked"] for row in rows),
-        link_correct=sum(row["link_correct"] for row in rows),
-        gold_papers_not_run=len(gold) - len(rows),
-        records_outside_gold=outside,
-        per_paper=rows,
-    )
+    counts = {field: sum(row[key] for row in rows) for field, key in _COUNTED.items()}
+    return GoldScores(label=run.label, papers=len(rows), gold_papers_not_run=len(gold) - len(rows),
+                      records_outside_gold=outside, per_paper=rows, **counts)
 
 
 def records_by_gold_paper(
@@ -196,19 +217,24 @@ def records_by_gold_paper(
 
 
 def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) -> dict[str, Any]:
-    """One per-paper row: counts of correct, supported and wrong names, and of links checked. A correct record
-    that matches only gold datasets an earlier record of the paper matched is also counted as a repeat: the
-    precisions count it as correct, though it names a dataset the paper already has a record for."""
+    """One per-paper row: counts of correct, supported and wrong names, of links and roles checked. A correct
+    record that matches only gold datasets an earlier record of the paper matched is also counted as a repeat: the
+    precisions count it as correct, though it names a dataset the paper already has a record for. A correct
+    record's role is right when a gold dataset it matches has that role."""
     names: dict[str, DatasetRecord] = {}
     for record in records:
         names.setdefault(normalize_name(record.name), record)
     names.pop("", None)
     found: set[str] = set()
     correct, supported, repeats, wrong, link_checked, link_correct = 0, 0, 0, [], 0, 0
+    role_checked, role_correct = 0, 0
     for key, record in names.items():
         mark, hits = judge(record, paper)
         if mark == "correct":
             correct += 1
+            roles = {dataset.role for dataset in hits if dataset.role}
+            role_checked += bool(roles)
+            role_correct += bool(roles) and record.role in roles
             repeats += all(dataset.name in found for dataset in hits)
             found.update(dataset.name for dataset in hits)
             urls = [url for dataset in hits for url in dataset.urls]
@@ -220,12 +246,15 @@ def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) ->
         else:
             wrong.append(record.name)
     missed = [dataset.name for dataset in paper.datasets if dataset.name not in found]
+    used = [dataset for dataset in paper.datasets if dataset.is_used]
     return {
         "file": paper.file, "title": paper.title or "", "status": status,
         "gold": len(paper.datasets), "records": len(names), "correct": correct, "supported": supported,
         "repeats": repeats, "wrong": len(wrong), "recalled": len(paper.datasets) - len(missed),
         "recall": _share(len(paper.datasets) - len(missed), len(paper.datasets)),
         "precision_strict": _share(correct, len(names)), "precision_lenient": _share(correct + supported, len(names)),
+        "used_gold": len(used), "used_recalled": sum(dataset.name in found for dataset in used),
+        "role_checked": role_checked, "role_correct": role_correct,
         "link_checked": link_checked, "link_correct": link_correct,
         "missed": "; ".join(missed), "wrong_names": "; ".join(sorted(wrong)),
     }
@@ -284,8 +313,10 @@ def format_scores(scores: GoldScores) -> str:
                  f"wrong {scores.records - scores.correct - scores.supported}; repeats {scores.repeats} (correct, "
                  f"but for a gold dataset an earlier record of the paper matched)")
     lines.append(f"  gold datasets {scores.gold_datasets}: recalled {scores.recalled}")
-    for key in ("precision_strict", "precision_lenient", "recall", "f1_strict", "f1_lenient"):
+    for key in ("precision_strict", "precision_lenient", "recall", "recall_used", "f1_strict", "f1_lenient"):
         lines.append(f"  {key:<18} {metrics[key]:.3f}")
+    if scores.role_accuracy is not None:
+        lines.append(f"  role_accuracy      {scores.role_accuracy:.3f} ({scores.role_correct}/{scores.role_checked})")
     link = "n/a (no gold URL met a record link)" if scores.link_precision is None else f"{scores.link_precision:.3f}"
     lines.append(f"  link_precision     {link} ({scores.link_correct}/{scores.link_checked})")
     return "\n".join(lines)

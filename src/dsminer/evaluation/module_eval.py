@@ -1,20 +1,26 @@
 """Score one step on its own: the dataset-name signature on sentence-level gold, with dspy.Evaluate; the
-model-free candidate finder and names context on SciREX documents."""
+model-free candidate finder and names context on SciREX documents; the model-free selection given the gold
+datasets as the names step's answer."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import dspy
 
 from dsminer.evaluation.errors import mentions_any, name_tokens
-from dsminer.evaluation.gold import judge_keys, name_keys
+from dsminer.evaluation.gold import GoldDataset, GoldPaper, judge_keys, name_keys
 from dsminer.evaluation.sentence_gold import SentenceExample, micro_scores, score_names
 from dsminer.programs.steps import STEP_TOKENS, names_inputs, proposals_of
 from dsminer.signatures import ClassifyDatasetNames
-from dsminer.tools.candidates import sentence_candidates
+from dsminer.schema import normalize_name
+from dsminer.tools.candidates import find_candidates, sentence_candidates
+from dsminer.tools.names import count_mentions
+from dsminer.tools.pdf import ParsedPaper
+from dsminer.tools.selection import Proposal, select_datasets
 
 if TYPE_CHECKING:
     from dsminer.corpus.scirex import ScirexPaper
@@ -72,3 +78,62 @@ def score_candidates(docs: Sequence[ScirexPaper], context_sentences: int) -> dic
             "candidates_per_document": round(counts["candidates"] / max(len(docs), 1), 2),
             "candidate_precision_strict": round(counts["correct"] / shown, 4),
             "candidate_precision_lenient": round((counts["correct"] + counts["supported"]) / shown, 4)}
+
+
+@dataclass
+class SelectionScore:
+    """What the selection keeps of one corpus's used and created gold datasets that the paper writes, when the
+    names step answers exactly those (kind `dataset`, the gold role, the name as the paper writes it)."""
+
+    papers: int = 0
+    written: int = 0
+    kept: int = 0
+    within_cap: int = 0
+    offered: int = 0
+    role_kept: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+    drops: list[dict[str, str]] = field(default_factory=list)
+
+    def metrics(self) -> dict[str, float]:
+        share = (lambda part: round(part / self.written, 4) if self.written else 0.0)
+        return {"papers": self.papers, "gold_written": self.written, "kept_share": share(self.kept),
+                "within_cap_share": share(self.within_cap), "candidate_share": share(self.offered),
+                "role_kept_share": round(self.role_kept / self.kept, 4) if self.kept else 0.0,
+                **{f"dropped.{reason.replace(' ', '_')}": count for reason, count in sorted(self.reasons.items())}}
+
+
+def written_name(dataset: GoldDataset, text: str) -> str | None:
+    """The gold dataset's name as the paper writes it: its name or the alias the text writes most; None when the
+    text writes none of them (a descriptive gold name)."""
+    counts = {name: count_mentions(name, text) for name in (dataset.name, *dataset.aliases)}
+    best = max(counts, key=lambda name: counts[name], default=None)
+    return best if best is not None and counts[best] else None
+
+
+def score_selection(papers: Sequence[tuple[ParsedPaper, GoldPaper]], cap: int) -> SelectionScore:
+    """`select_datasets` given each paper's used and created gold datasets that it writes as the names step's
+    answer: how many it keeps, how many within `cap`, why it drops the others, and how many of them the
+    candidate finder offers. Model-free."""
+    score = SelectionScore()
+    for parsed, gold in papers:
+        score.papers += 1
+        written = [(dataset, name) for dataset in gold.datasets if dataset.is_used
+                   for name in [written_name(dataset, parsed.text)] if name]
+        proposals = [Proposal(name, "dataset", dataset.role or "used") for dataset, name in written]
+        selection = select_datasets(proposals, parsed.text, len(proposals) or 1, parsed.body_sentences())
+        ranked = [(name_keys(d.name, d.aliases), d.role) for d in selection.chosen]
+        reasons = {normalize_name(name): reason for name, reason in selection.dropped}
+        offered = {normalize_name(candidate.name) for candidate in find_candidates(parsed)}
+        for dataset, name in written:
+            score.written += 1
+            score.offered += bool(dataset.keys() & offered)
+            rank = next((i for i, (keys, _) in enumerate(ranked) if keys & dataset.keys()), None)
+            if rank is None:
+                reason = reasons.get(normalize_name(name), "merged with another name")
+                score.reasons[reason] += 1
+                score.drops.append({"file": gold.file, "name": name, "reason": reason})
+                continue
+            score.kept += 1
+            score.within_cap += rank < cap
+            score.role_kept += ranked[rank][1] == (dataset.role or "used")
+    return score

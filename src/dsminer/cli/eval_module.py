@@ -1,0 +1,145 @@
+"""`dsminer eval-module`: score one step on its own (names, candidates, selection), logged as an MLflow run."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from dsminer.cli.errors import user_errors
+from dsminer.cli.optimize import ExcludeOption, documents, excluded_documents
+from dsminer.cli.run import backend_flags, configured_backend
+from dsminer.config import Settings, load_settings
+from dsminer.errors import ConfigError
+
+if TYPE_CHECKING:
+    from dsminer.evaluation.gold import GoldPaper
+    from dsminer.tools.pdf import ParsedPaper
+
+MODULES = ("names", "candidates", "selection")
+GOLD_HELP = ("names: sentence-level gold, e.g. ../shared/eval/heddes2021/ner_dataset_recognition_sentences.json.gz; "
+             "candidates: SciREX documents (a folder of .json files or a .jsonl file), e.g. "
+             "../shared/eval/scirex-text/dev.jsonl; selection: a gold JSONL file with its PDFs in pdfs/ beside it, "
+             "optionally with a range of its lines (FILE:1-29), once per corpus, e.g. "
+             "../shared/eval/scirex-pdf/gold.jsonl:1-29 and ../shared/eval/fields-dev/gold.jsonl.")
+_CORPUS = re.compile(r"^(?P<path>.+?)(?::(?P<first>\d+)-(?P<last>\d+))?$")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval-module")(eval_module)
+
+
+def eval_module(
+    module: Annotated[str, typer.Argument(help="The step to score: names (the model's dataset-name step), candidates "
+                                               "(the model-free candidate finder and names context) or selection "
+                                               "(the model-free selection, given the gold datasets as the names "
+                                               "step's answer).")],
+    gold: Annotated[list[str], typer.Option("--gold", help=GOLD_HELP)],
+    n: Annotated[int, typer.Option("--n", min=1, help="Sentences to sample (names) or documents to read (candidates).")] = 50,
+    seed: Annotated[int, typer.Option("--seed", help="Sampling seed (names).")] = 0,
+    exclude: ExcludeOption = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="selection: also write the scores and every dropped "
+                                                               "gold dataset with its reason to this JSON file.")] = None,
+    config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file.")] = None,
+    api_base: Annotated[Optional[str], typer.Option("--api-base", help="OpenAI-compatible endpoint.")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="Served model name.")] = None,
+    tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
+) -> None:
+    """Score one step on its own and log the scores as an MLflow run: the names step's precision, recall and F1
+    on sentence-level gold; the share of SciREX documents' salient datasets that the candidate finder offers
+    and the names context holds (no model); or the share of the used and created gold datasets a paper writes
+    that the selection keeps when the names step answers exactly those, per corpus and per drop reason (no
+    model)."""
+    with user_errors():
+        if module not in MODULES:
+            raise ConfigError(f"unknown module {module!r} (available: {', '.join(MODULES)})")
+        if module != "selection" and len(gold) != 1:
+            raise ConfigError(f"eval-module {module} reads one --gold")
+        settings = load_settings(config, tracking_uri=tracking_uri, backend=backend_flags(None, api_base, model))
+        if module == "names":
+            scores = run_module_eval(settings, Path(gold[0]), n, seed)
+        elif module == "candidates":
+            scores = run_candidate_eval(settings, Path(gold[0]), n, excluded_documents(exclude or []))
+        else:
+            scores = run_selection_eval(settings, gold, out)
+    typer.echo(" ".join(f"{k}={v}" for k, v in scores.items()))
+
+
+def read_corpus(spec: str) -> tuple[str, list[tuple[ParsedPaper, GoldPaper]]]:
+    """A corpus named `FILE` or `FILE:FIRST-LAST` (1-based lines of the gold file, both included): its label
+    (the gold file's folder, with the range) and each gold paper with its parsed PDF from `pdfs/` beside it."""
+    from dsminer.evaluation.gold import load_gold
+    from dsminer.tools.pdf import parse_pdf
+
+    match = _CORPUS.match(spec.strip())
+    path = Path(match["path"]) if match else Path(spec)
+    gold = load_gold(path)
+    label = path.parent.name or path.stem
+    if match and match["first"]:
+        first, last = int(match["first"]), int(match["last"])
+        if not 1 <= first <= last <= len(gold):
+            raise ConfigError(f"{spec}: lines {first}-{last} are not within the file's {len(gold)} papers")
+        gold, label = gold[first - 1:last], f"{label}:{first}-{last}"
+    pdfs = path.parent / "pdfs"
+    missing = [paper.file for paper in gold if not (pdfs / paper.file).is_file()]
+    if missing:
+        raise ConfigError(f"{spec}: {len(missing)} PDFs are not in {pdfs} (first: {missing[0]})")
+    return label, [(parse_pdf(pdfs / paper.file), paper) for paper in gold]
+
+
+def run_selection_eval(settings: Settings, specs: list[str], out: Path | None) -> dict[str, float]:
+    import mlflow
+
+    from dsminer.evaluation.module_eval import score_selection
+    from dsminer.run import tracking
+
+    corpora = [read_corpus(spec) for spec in specs]
+    scores = {label: score_selection(papers, settings.max_records_per_paper) for label, papers in corpora}
+    metrics = {f"{label}.{key}": float(value) for label, score in scores.items() for key, value in score.metrics().items()}
+    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
+    with mlflow.start_run(run_name=f"eval-module-selection-{len(corpora)}", experiment_id=experiment_id,
+                          tags={"kind": "module-eval", "module": "selection"}):
+        mlflow.log_params({"module": "selection", "gold": " ".join(specs), "cap": settings.max_records_per_paper})
+        mlflow.log_metrics({re.sub(r"[^\w\-. /]", "_", key): value for key, value in metrics.items()})
+        drops = {label: score.drops for label, score in scores.items()}
+        mlflow.log_dict({"metrics": metrics, "dropped": drops}, "selection.json")
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"metrics": metrics, "dropped": drops}, indent=1), encoding="utf-8")
+    return metrics
+def run_candidate_eval(settings: Settings, path: Path, n: int, excluded: set[str]) -> dict[str, float]:
+    import mlflow
+
+    from dsminer.evaluation.module_eval import score_candidates
+    from dsminer.run import tracking
+
+    docs = documents(path, excluded, n)
+    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
+    with mlflow.start_run(run_name=f"eval-module-candidates-{len(docs)}", experiment_id=experiment_id,
+                          tags={"kind": "module-eval", "module": "candidates"}):
+        mlflow.log_params({"module": "candidates", "gold": str(path), "n": n, "excluded_documents": len(excluded),
+                           "context_sentences": settings.context_sentences})
+        scores = score_candidates(docs, settings.context_sentences)
+        mlflow.log_metrics({f"candidates.{k}": float(v) for k, v in scores.items()})
+    return scores
+
+
+def run_module_eval(settings: Settings, gold: Path, n: int, seed: int) -> dict[str, float]:
+    import mlflow
+
+    from dsminer.run import tracking
+    from dsminer.evaluation.module_eval import evaluate_name_step
+    from dsminer.evaluation.sentence_gold import load_sentence_gold, sample_examples
+
+    examples = sample_examples(load_sentence_gold(gold), n, seed)
+    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
+    with configured_backend(settings) as backend, mlflow.start_run(
+            run_name=f"eval-module-names-{n}", experiment_id=experiment_id, tags={"kind": "module-eval", "module": "names"}):
+        mlflow.log_params({"module": "names", "gold": str(gold), "n": n, "seed": seed, "backend.model": backend.model,
+                           "adapter": settings.adapter})
+        scores = evaluate_name_step(examples)
+        mlflow.log_metrics({f"names.{k}": float(v) for k, v in scores.items()})
+    return scores

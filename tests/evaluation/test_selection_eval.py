@@ -1,0 +1,69 @@
+"""`dsminer eval-module selection`: the gold datasets given as the names step's answer, what the selection keeps."""
+
+from __future__ import annotations
+
+import json
+
+import mlflow
+import pytest
+from typer.testing import CliRunner
+
+from dsminer.cli import app
+from tests.tools.conftest import build_pdf
+
+PAGES = [
+    "Cohorts of Reef Fish\n\n"
+    "We analysed 2,000 dives from the ReefWatch cohort and counts taken from the KelpCount archive.\n\n"
+    "Hourly water temperature was taken from the OceanGrid reanalysis. The BERT model reads notes.\n\n"
+    "The ShoalBase catalogue is cited only for completeness.",
+]
+GOLD = {"file": "reef.pdf", "datasets": [
+    {"name": "ReefWatch", "role": "used"}, {"name": "KelpCount archive", "aliases": ["KelpCount"], "role": "used"},
+    {"name": "Ocean temperature grid", "aliases": ["OceanGrid"], "role": "used"},
+    {"name": "ShoalBase", "role": "mentioned"}, {"name": "Tide gauge records", "role": "used"},
+    {"name": "BERT", "role": "used"}]}
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    (tmp_path / "fields" / "pdfs").mkdir(parents=True)
+    build_pdf(tmp_path / "fields" / "pdfs" / "reef.pdf", PAGES)
+    gold = tmp_path / "fields" / "gold.jsonl"
+    gold.write_text(json.dumps(GOLD) + "\n", encoding="utf-8")
+    return gold
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_selection_keeps_the_used_gold_datasets_the_paper_writes_and_says_why_it_drops_the_others(tmp_path, corpus):
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    out = tmp_path / "selection.json"
+    result = invoke("eval-module", "selection", "--gold", f"{corpus}:1-1", "--tracking-uri", uri, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    scores = dict(pair.split("=") for pair in result.output.split())
+    # four used datasets are written (not the descriptive "Tide gauge records"; ShoalBase is only mentioned)
+    assert scores["fields:1-1.gold_written"] == "4.0"
+    assert scores["fields:1-1.kept_share"] == "0.75" and scores["fields:1-1.dropped.non_dataset"] == "1.0"
+    assert scores["fields:1-1.role_kept_share"] == "1.0"
+    dropped = json.loads(out.read_text())["dropped"]["fields:1-1"]
+    assert dropped == [{"file": "reef.pdf", "name": "BERT", "reason": "non_dataset"}]
+    (run,) = mlflow.MlflowClient(uri).search_runs(
+        [mlflow.get_experiment_by_name("dsminer").experiment_id], "tags.module = 'selection'")
+    assert run.data.metrics["fields_1-1.kept_share"] == 0.75  # MLflow keys have no colon
+
+
+@pytest.mark.parametrize("suffix, message", [(":2-3", "lines 2-3 are not within the file's 1 papers"),
+                                             ("", "PDFs are not in")])
+def test_a_bad_corpus_is_one_line(tmp_path, corpus, suffix, message):
+    if not suffix:
+        (tmp_path / "fields" / "pdfs" / "reef.pdf").unlink()
+    result = invoke("eval-module", "selection", "--gold", f"{corpus}{suffix}",
+                    "--tracking-uri", f"sqlite:///{tmp_path}/mlflow.db")
+    assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output
+
+
+def test_names_and_candidates_read_one_gold(tmp_path):
+    result = invoke("eval-module", "candidates", "--gold", "a", "--gold", "b")
+    assert result.exit_code == 1 and "reads one --gold" in result.output
