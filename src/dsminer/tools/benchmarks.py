@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from dsminer.tools.candidates import candidate_names
 from dsminer.tools.catalog import catalog_names_in
-from dsminer.tools.text import DATA_NOUN
+from dsminer.tools.lexicon import DATA_NOUN
 
 MAX_CANDIDATES = 12
 _RESULT_CAPTION = re.compile(

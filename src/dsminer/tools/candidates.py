@@ -13,9 +13,8 @@ from dataclasses import dataclass, replace
 from itertools import accumulate
 
 from dsminer.tools.catalog import catalog_names_in
+from dsminer.tools.lexicon import DATA_NOUN, DATA_NOUN_WORDS, LANGUAGES, LIST_NOUN_WORDS, NOT_DATASETS, SOURCE_VERBS
 from dsminer.tools.names import (
-    LANGUAGES,
-    NOT_DATASETS,
     POSSESSIVE,
     checked_whole_name,
     count_mentions,
@@ -24,7 +23,7 @@ from dsminer.tools.names import (
     problem_in_text,
 )
 from dsminer.tools.pdf import ParsedPaper
-from dsminer.tools.text import DATA_NOUN, is_table_row_text, name_pattern
+from dsminer.tools.text import is_table_row_text, name_pattern
 
 MAX_CANDIDATES = 12
 # A name token: capitalised, or lower-case with an inner capital ("bAbI"); with an optional year or version
@@ -37,7 +36,7 @@ _LIST_AFTER = re.compile(rf"\b(?:on|using|from)\s+(?:the\s+)?({_TOKEN}(?:{_LIST_
 # What opens a list of names after a data noun: "the datasets: A, B and C", "benchmarks such as X".
 LIST_OPENER = r"\s*(?::|,?\s+(?:such as|including|namely))"
 # A data noun that can list names after it.
-_LIST_NOUN = r"\b(?:data ?sets?|corpora|benchmarks?)"
+_LIST_NOUN = rf"\b(?:{LIST_NOUN_WORDS})"
 # The data noun may say what the data holds first: "two datasets of natural images, namely X and Y".
 _LISTING_NOUN = rf"{_LIST_NOUN}(?:\s+(?:of|with|for|from)(?:\s+[a-z][a-z\-]*){{1,3}})?{LIST_OPENER}"
 _NOUN_LIST_NAME = rf"{_TOKEN}(?:\s{_TOKEN}){{0,3}}"
@@ -59,7 +58,7 @@ _LIST_AFTER_COMMA = re.compile(rf"{_LIST_NOUN},\s+(?:the\s+)?"
 _NAMES_ARE_DATA = re.compile(
     rf"({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)\s+(?:is|are)\s+"
     r"(?:(?:a|an|the|two|three|four|both)\s+)?(?:[a-z][a-z\-]*\s+){0,3}"
-    r"(?:data ?sets?|corpus|corpora|benchmarks?)\b")
+    rf"(?:{DATA_NOUN_WORDS})\b")
 # A split of a dataset written after its name: "the bAbI training set", "the WSJ test data".
 SPLIT_NOUN = r"(?:training|train|test|testing|dev|development|validation|held-out)\s+(?:sets?|splits?|data)"
 _SPLIT_AFTER = re.compile(rf"\s+(?i:{SPLIT_NOUN})\b")
@@ -77,6 +76,10 @@ _USED_ON = re.compile(rf"{_USED}({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIS
 _SCORED = r"(?<![\w.])(?:\d+\.\d+\s*(?:%|dB)?|\d+\s*(?:%|dB))\s+on\s+(?:the\s+)?"
 # The end of a clause that lists names after words of experiments or a score, up to a name.
 _USED_BEFORE = re.compile(rf"(?:{_USED}|{_SCORED})(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$")
+# Data taken from named sources: "drawn from the X and Y", "data from X" (the names' list up to a name).
+_SOURCED_BEFORE = re.compile(rf"\b(?:{SOURCE_VERBS}|data)\s+from\s+(?:the\s+)?(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$", re.I)
+# A name written as data by a word or two after it: "the X data", "the X case data" (not "X-based data").
+_DATA_AFTER = re.compile(r"\s+(?:[a-z]+\s+)?data\b")
 # Names a sentence opens with "On" before what the paper did on them: "On X, we obtain ...", "On X and Y our model ...".
 _ON_FIRST = re.compile(
     rf"^On\s+(?:the\s+)?({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)(?=\s*,|\s+(?:we|our)\b)")
@@ -84,7 +87,7 @@ _ON_FIRST = re.compile(
 # ("AG's News 4 120,000 7,600", "X 2 91 3,600,000", "X 560k"); result rows hold scores ("X 86.94 35k").
 _COUNT_AFTER = re.compile(r"(?:\s+\d+){0,3}\s+(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?[kK])(?=\s|$)")
 _BEFORE_NOUN = re.compile(
-    rf"({_TOKEN})\s+(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|{SPLIT_NOUN})\b"
+    rf"({_TOKEN})\s+(?:{DATA_NOUN_WORDS}|{SPLIT_NOUN})\b"
 )
 # A name, then a lower-case word or two saying what the data holds, then "dataset" or "corpus": "the X reviews dataset"
 # (not a unit: "a 40 GB text dataset").
@@ -96,11 +99,11 @@ _BEFORE_KIND_NOUN = re.compile(
 _CAP_WORD = r"[A-Z][A-Za-z0-9\-'\u2019]*"
 # Capitalised words before a data noun ("Wall Street Journal corpus") or ending in one ("Penn Treebank").
 _PHRASE_BEFORE_NOUN = re.compile(
-    rf"\b((?:{_CAP_WORD}\s+){{1,3}}{_CAP_WORD})\s+(?:data ?sets?|corpus|corpora|benchmarks?)\b")
+    rf"\b((?:{_CAP_WORD}\s+){{1,3}}{_CAP_WORD})\s+(?:{DATA_NOUN_WORDS})\b")
 # A name spelled out with its acronym before a data noun: "the Xyz Question Answering (XQA) corpus" gives both.
 _DEFINED_BEFORE_NOUN = re.compile(
     rf"\b(?:(?:The|A|An|Our|This)\s+)?((?:{_CAP_WORD}\s+){{1,5}}{_CAP_WORD})\s+\(({_TOKEN})\)\s+"
-    r"(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?)\b"
+    rf"(?:{DATA_NOUN_WORDS})\b"
 )
 _PHRASE_WITH_NOUN = re.compile(
     rf"\b((?:{_CAP_WORD}\s+){{1,3}}(?:Treebank|TreeBank|Corpus|Dataset|DataSet|Benchmark|Bank|Challenge))\b"
@@ -117,8 +120,8 @@ _SPLIT = re.compile(rf"{_LIST_SEPARATOR}|^(?:[Tt]he\s+)?")
 # Patterns whose names a data noun lists or describes: one capitalised word among them is a name (see `is_word_name`).
 _LISTING_PATTERNS = (_LIST_AFTER_NOUN, _NAMES_AFTER_NOUN, _LIST_AFTER_COMMA, _NAMES_ARE_DATA)
 DATA_CUE = re.compile(
-    r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|evaluat\w*|experiments?|train\w*|test\w*|"
-    r"fine-?tun\w*|collected|released?|annotated|results?|report\w*|benchmark\w*)\b|(?-i:^On\s)|" + _SCORED,
+    rf"\b(?:{DATA_NOUN_WORDS}|evaluat\w*|experiments?|train\w*|test\w*|fine-?tun\w*|collected|released?|"
+    rf"annotated|results?|report\w*|benchmark\w*|(?:{SOURCE_VERBS})\s+from)\b|(?-i:^On\s)|" + _SCORED,
     re.I,
 )
 _SOURCE_WEIGHT = {"catalog": 3.0, "cue": 3.0, "table": 2.0}
@@ -131,7 +134,7 @@ _SECTION_WORDS = re.compile(r"^(?:EXPERIMENTS?|DATASETS?|RESULTS?|EVALUATION|DIS
                             r"APPENDI(?:X|CES)|(?-i:(?:II|III|IV|VI|VII|VIII|IX|XI|XII)-[A-Z][a-z]+))$", re.I)
 # A plural acronym ("CNNs", "KBs") names a kind of thing, not one dataset.
 _PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
-_DATA_HEADER = re.compile(r"(?:data ?sets?|data|corpus|corpora|benchmarks?)\s", re.I)
+_DATA_HEADER = re.compile(rf"(?:{DATA_NOUN_WORDS}|data)\s", re.I)
 _HEADER_WORDS = re.compile(r"^(?:(?:Train|Training|Test|Testing|Dev|Valid|Validation|Size|Classes|Samples|Examples|"
                            r"Epochs?|Avg|Average|Total|Type|Tasks?|Domain|Labels|Vocab|Length|Sentences|Documents)\s+)+")
 _ROW_NAME = re.compile(r"(?:^|(?<=\s))([A-Z][A-Za-z0-9\-.'\u2019]*(?:\s[A-Z][A-Za-z0-9\-.'\u2019]*){0,2})(?=\s+[-\d])")
@@ -278,6 +281,8 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
                     or _TASK_FOLLOWS.match(sentence, mention.end()) and _YEAR_ACRONYM_END.search(mention.group())
                     or _LISTED_BEFORE.search(sentence, 0, mention.start())
                     or _USED_BEFORE.search(sentence[max(0, mention.start() - 3 * NEAR_CHARS):mention.start()])
+                    or _SOURCED_BEFORE.search(sentence[max(0, mention.start() - 3 * NEAR_CHARS):mention.start()])
+                    or _DATA_AFTER.match(sentence, mention.end())
                     or opening is not None and opening.start(1) <= mention.start() < opening.end(1))
 
     def supports(sentence: str) -> bool:

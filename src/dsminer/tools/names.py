@@ -7,60 +7,32 @@ import re
 from collections.abc import Sequence
 
 from dsminer.schema import normalize_name
+from dsminer.tools.lexicon import (
+    DATA_NOUN_END,
+    DATA_NOUN_WORDS,
+    GENERIC_MODIFIERS,
+    GENERIC_NAMES,
+    LANGUAGE_NAMES,
+    LANGUAGE_PAIR,
+    LANGUAGES,
+    METRICS,
+    MODELS,
+    NOT_DATASETS,
+    TASKS,
+)
 from dsminer.tools.text import collapse_whitespace, is_table_row_text, name_pattern
 
 logger = logging.getLogger(__name__)
 
 MIN_NAME_CHARS = 2  # a single letter is a table column, not a dataset name
-_GENERIC_WORDS = frozenset(
-    {"data", "dataset", "datasets", "data set", "data sets", "corpus", "corpora", "benchmark", "benchmarks",
-     "news", "science", "text", "texts", "images", "image", "videos", "video", "audio", "training set",
-     "test set", "dev set", "validation set", "training data", "test data", "none", "n/a", "na", "null",
-     "unknown", "unspecified", "other", "our dataset", "the dataset", "this dataset", "our data"}
-)
 _EDGE_JUNK = "\"'`\u201c\u201d\u2018\u2019*\u2022\u00b7\u2013\u2014-:;,. \t\n"
-# The nouns that call a name data ("X dataset", "X corpus"); ending a name, the bare "X" is how the paper
-# often writes it.
-DATA_NOUN = r"(?i:data ?sets?|corpus|corpora|benchmarks?|collections?)"
-DATA_NOUN_END = re.compile(rf"\s+{DATA_NOUN}$")
 _GLUED_DIGIT = re.compile(r"^(.*[A-Za-z0-9])[0-9]$")
 
-_METRICS = frozenset(
-    "accuracy acc precision recall f1 f1score fscore f1measure fmeasure bleu rouge rougel meteor cider spice "
-    "perplexity ppl auc rocauc auroc map mrr ndcg em exactmatch errorrate wer cer las uas psnr ssim iou miou "
-    "top1 top5 top1accuracy top5accuracy mse rmse mae pearson spearman kappa".split()
-)
-_MODELS = frozenset(
-    "bert roberta albert distilbert electra xlnet gpt gpt2 gpt3 gpt4 t5 bart elmo lstm bilstm gru rnn cnn "
-    "transformer transformers resnet vgg alexnet inception densenet mobilenet efficientnet vit unet yolo "
-    "word2vec glove svm crf mlp gan vae seq2seq attention adam sgd dropout softmax logisticregression "
-    "randomforest naivebayes xgboost".split()
-)
-_TASKS = frozenset(
-    "classification translation machinetranslation parsing summarization questionanswering qa ner "
-    "namedentityrecognition postagging tagging sentimentanalysis languagemodeling segmentation detection "
-    "objectdetection recognition retrieval generation textclassification imageclassification "
-    "naturallanguageinference nli".split()
-)
 _MODEL_VARIANT = re.compile(
     r"^(?:bert|roberta|gpt|resnet|vgg|densenet|efficientnet|vit|t5|bart|yolo|lstm|bilstm|cnn)"
     r"(?:[-_ ]?(?:\d+[a-z]?|base|large|small|tiny|xl|xxl|cased|uncased|v\d+))+$",
     re.I,
 )
-# Acronyms of hardware, fields and venues, and words that open captions: capitalised like dataset names, never datasets.
-NOT_DATASETS = frozenset(
-    "GPU GPUs CPU CPUs TPU TPUs NLP AI ML CV RL SOTA API APIs URL PDF RAM IEEE ACM ACL EMNLP NAACL EACL COLING "
-    "CVPR ICCV ECCV ICML ICLR NeurIPS NIPS AAAI IJCAI KDD SIGIR WWW USA UK EU OOD IID LLM LLMs GNN GNNs CNNs "
-    "RNNs ReLU BLEU ROUGE AUC ROC SGD Adam Table Figure Section Appendix Eq We Our The In This".split()
-)
-# Languages, which name a dataset's part ("English X") or a translation direction, not a dataset.
-LANGUAGES = ("English", "Chinese", "German", "French", "Spanish", "Italian", "Portuguese", "Dutch", "Russian", "Czech",
-             "Arabic", "Japanese", "Korean", "Hindi", "Turkish", "Finnish", "Swedish", "Romanian", "Vietnamese",
-             "Indonesian", "Thai", "Malay", "Persian", "Hebrew", "Greek", "Polish", "Hungarian", "Bulgarian",
-             "Ukrainian", "Croatian", "Serbian", "Slovenian", "Slovak", "Estonian", "Latvian", "Lithuanian", "Danish",
-             "Norwegian", "Icelandic", "Catalan", "Basque", "Galician", "Urdu", "Bengali", "Tamil", "Telugu",
-             "Swahili", "Yoruba", "Mandarin", "Cantonese")
-_LANGUAGE_NAMES = frozenset(language.casefold() for language in LANGUAGES)
 MAX_NAME_WORDS = 8
 POSSESSIVE = re.compile(r"['\u2019]s$")  # "AG's": the start of a name ("AG's News"), not a name
 _YEAR = r"(?:19|20)\d\d[a-z]?"
@@ -93,7 +65,7 @@ _MODEL_HEAD_AFTER = re.compile(
 )
 # A word written right after a name that makes the name data ("the X dataset", "the X training set").
 _DATA_HEAD_AFTER = re.compile(
-    r"[ \t\n]*(?:data ?sets?|data|corpus|corpora|benchmarks?|tree ?banks?|collections?|training|test|dev|validation)\b",
+    rf"[ \t\n]*(?:{DATA_NOUN_WORDS}|data|training|test|dev|validation)\b",
     re.I,
 )
 # A word that may be a piece of a longer name: capitalised ("Stanford", "Multi-Genre", "Children's") or a count with a
@@ -181,7 +153,7 @@ def _written_form(name: str, text: str) -> str | None:
 def clean_name(raw: str, paper_text: str) -> str | None:
     """A proposed name as the paper writes it, or None when it is empty, generic or absent from the text."""
     name = _strip_name(raw)
-    if not name or name.casefold() in _GENERIC_WORDS or len(normalize_name(name)) < MIN_NAME_CHARS:
+    if not name or name.casefold() in GENERIC_NAMES or len(normalize_name(name)) < MIN_NAME_CHARS:
         return None
     written = _written_form(_without_footnote_digit(name, paper_text), paper_text)
     if written is None:
@@ -271,7 +243,7 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "citation", f"{name!r} is a citation, not a dataset"
     if len(text.split()) > MAX_NAME_WORDS:
         return "sentence", f"{name!r} is a phrase or sentence, not a name"
-    if len(text.split()) > 1 and not re.search(r"[A-Z0-9]", text):
+    if len(text.split()) > 1 and not re.search(r"[A-Z0-9]", text) and not described_data(text):
         return "generic", f"{name!r} is a generic phrase, not a name"
     if POSSESSIVE.search(text):
         return "fragment", f"{name!r} is the start of a name (a possessive), not a name"
@@ -283,10 +255,21 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "tool", f"{name!r} is a tool, library or platform, not a dataset"
     if text in NOT_DATASETS:
         return "non_dataset", f"{name!r} names a field, venue, device or part of the paper"
-    if text.casefold() in _LANGUAGE_NAMES:
-        return "language", f"{name!r} names the language of the data, not a dataset"
+    if text.casefold() in LANGUAGE_NAMES or LANGUAGE_PAIR.match(text):
+        return "language", f"{name!r} names the language of the data or a translation direction, not a dataset"
     why = looks_like_non_dataset(text)
     return ("non_dataset", why) if why else None
+
+
+def described_data(phrase: str) -> bool:
+    """Whether a lower-case phrase names particular data by what it holds: a data noun (or "data") after a word
+    that says which data ("insurance claims data", "the free light chain dataset"); not "synthetic data" or "the
+    full dataset", whose words say nothing of which."""
+    words = re.sub(r"^(?:the|a|an|our)\s+", "", phrase.casefold()).split()
+    head = " ".join(words[-2:]) if len(words) > 2 and words[-2] == "data" else words[-1] if words else ""
+    if not (head == "data" or DATA_NOUN_END.search(f" {head}")):
+        return False
+    return any(word not in GENERIC_MODIFIERS and word != "data" for word in words[:-1])
 
 
 def defined_as(name: str, text: str) -> list[str]:
@@ -356,11 +339,11 @@ def problem_in_text(name: str, text: str) -> tuple[str, str] | None:
 def looks_like_non_dataset(name: str) -> str | None:
     """Why `name` looks like a metric, model, method or task rather than a dataset; None if it does not."""
     key = re.sub(r"[^0-9a-z]+", "", name.casefold())
-    if key in _METRICS:
+    if key in METRICS:
         return f"{name!r} looks like an evaluation metric"
-    if key in _MODELS or _MODEL_VARIANT.match(name.strip()):
+    if key in MODELS or _MODEL_VARIANT.match(name.strip()):
         return f"{name!r} looks like a model or method"
-    if key in _TASKS:
+    if key in TASKS:
         return f"{name!r} looks like a task"
     if _SUFFIX.search(name.strip()):
         return f"{name!r} names a model, method or measure"

@@ -12,10 +12,8 @@ from dataclasses import dataclass, field, replace
 
 from dsminer.schema import normalize_name
 from dsminer.tools.candidates import LIST_OPENER, SPLIT_NOUN, data_support, lists_datasets
+from dsminer.tools.lexicon import DATA_NOUN_END, DATA_NOUN_GROUP, DATA_NOUN_WORDS, LANGUAGES
 from dsminer.tools.names import (
-    DATA_NOUN,
-    DATA_NOUN_END,
-    LANGUAGES,
     checked_whole_name,
     clean_name,
     count_mentions,
@@ -25,12 +23,16 @@ from dsminer.tools.names import (
 from dsminer.tools.text import is_table_row_text, name_pattern
 
 ROLE_ORDER = {"created": 0, "used": 1, "mentioned": 2}
-_TAIL_WORDS = re.compile(r"^(.*?[A-Z0-9][^ ]*)((?:\s+[a-z][a-z\-]*)*\s+(?:data ?sets?|corpus|corpora|benchmarks?|data))$")
-# Words around a name that say the paper itself makes the dataset ("we introduce X", "our new X corpus").
+_TAIL_WORDS = re.compile(rf"^(.*?[A-Z0-9][^ ]*)((?:\s+[a-z][a-z\-]*)*\s+(?:{DATA_NOUN_WORDS}|data))$")
+# Words around a name that say the paper itself makes or releases the dataset ("we introduce X", "I constructed a data
+# set of X", "our new X corpus", "X is made publicly available", "X can be downloaded at").
 _CREATION_CUE = re.compile(
-    r"\b(?:we|this paper|this work)\s+(?:\w+\s+){0,2}(?:introduce|release|present|propose|construct|collect|create|"
-    r"build|compile|curate|annotate|crawl|make available)\w*\b|\b(?:our|a|the)\s+new(?:ly)?\s+(?:\w+\s+){0,2}"
-    r"(?:data ?set|corpus|benchmark|collection|treebank)|\bwe\s+(?:make|made)\s+\w+\s+(?:publicly\s+)?available",
+    r"\b(?:we|I|this paper|this work|this study)\s+(?:\w+\s+){0,2}(?:introduce|release|present|propose|construct|"
+    r"collect|create|build|compile|curate|annotate|crawl|assemble|record|deposit|make available)\w*\b|"
+    rf"\b(?:our|a|the)\s+new(?:ly)?\s+(?:\w+\s+){{0,2}}(?:{DATA_NOUN_WORDS})|"
+    r"\b(?:make|makes|made)\s+(?:\w+\s+){0,2}(?:publicly\s+|freely\s+|openly\s+)?available|"
+    r"\b(?:is|are)\s+(?:publicly\s+|freely\s+|openly\s+)?available\s+(?:in\s+open[- ]access\s+)?(?:at|on|via)\b|"
+    r"\bcan\s+be\s+(?:downloaded|accessed)\s+(?:at|via)\b",
     re.I,
 )
 _VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:v(?:ersion)?\s*)?(?:\d+(?:\.\d+)+|(?:19|20)\d\d)$")
@@ -121,7 +123,7 @@ def is_abbreviation_of(short: str, long: str, text: str) -> bool:
         return False
     if abbreviates(short, long) or abbreviates(short, DATA_NOUN_END.sub("", long)):
         return True  # the data noun is not spelled ("SNLI" of "Stanford Natural Language Inference Corpus")
-    pair = (rf"{re.escape(long)}(?:\s+{DATA_NOUN})?\s*\(\s*{re.escape(short)}\s*\)|"
+    pair = (rf"{re.escape(long)}(?:\s+{DATA_NOUN_GROUP})?\s*\(\s*{re.escape(short)}\s*\)|"
             rf"{re.escape(short)}\s*\(\s*{re.escape(long)}\s*\)")
     return re.search(pair, text, re.I) is not None
 
@@ -259,8 +261,8 @@ def written_as_data(name: str, sentences: Sequence[str]) -> bool:
     if pattern is None:
         return False
     name = f"(?:{pattern.pattern})"
-    around = re.compile(rf"{name}\s+(?:{DATA_NOUN}|(?i:{SPLIT_NOUN}))\b|\b{DATA_NOUN}\s+(?i:called\s+|named\s+)?{name}|"
-                        rf"\b{DATA_NOUN}(?i:{LIST_OPENER})[^.;]*?{name}", pattern.flags)
+    around = re.compile(rf"{name}\s+(?:{DATA_NOUN_GROUP}|(?i:{SPLIT_NOUN}))\b|\b{DATA_NOUN_GROUP}\s+(?i:called\s+|"
+                        rf"named\s+)?{name}|\b{DATA_NOUN_GROUP}(?i:{LIST_OPENER})[^.;]*?{name}", pattern.flags)
     return any(around.search(sentence) if not is_table_row_text(sentence) else
                lists_datasets(sentence) and pattern.search(sentence) for sentence in sentences)
 
@@ -270,6 +272,17 @@ def data_sentences(dataset: ChosenDataset, sentences: Sequence[str]) -> int:
     "corpus", "benchmark", "treebank", "collection", or before a split ("X training set"). The paper's own
     words that the name is data."""
     return data_support((dataset.name, *dataset.aliases), sentences)
+
+
+def is_table_header(dataset: ChosenDataset, sentences: Sequence[str]) -> bool:
+    """Whether the dataset's names are a run of a table's column labels ("Name Teff Prot EW"): three words or more
+    that no sentence but table text writes. (One row or column label may be a dataset: "X" in a table of results.)"""
+    names = (dataset.name, *dataset.aliases)
+    if min(len(name.split()) for name in names) < 3:
+        return False
+    patterns = [pattern for pattern in map(name_pattern, names) if pattern is not None]
+    return not any(not is_table_row_text(sentence) and any(p.search(sentence) for p in patterns)
+                   for sentence in sentences)
 
 
 def is_dataset(proposal: Proposal, sentences: Sequence[str]) -> bool:
@@ -305,6 +318,8 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
             selection.dropped.append((proposal.name, f"kind {proposal.kind}"))
             continue
         problem = problem_in_text(proposal.name, paper_text)
+        if problem is not None and problem[0] == "non_dataset" and data_support([proposal.name], sentences):
+            problem = None  # a name of a known model or task that the paper writes as data ("the CNN dataset")
         name = clean_name(proposal.name, paper_text) if problem is None else None
         if name is None:
             selection.dropped.append((proposal.name, problem[0] if problem else "not in the paper text or generic"))
@@ -323,10 +338,11 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
         if extra:
             dataset = replace(dataset, aliases=tuple(dict.fromkeys((*dataset.aliases, *extra))))
         support[dataset.name] = data_sentences(dataset, sentences)
-        if support[dataset.name] == 0:
-            selection.dropped.append((dataset.name, "not written as data"))
+        if support[dataset.name] == 0 and is_table_header(dataset, sentences):
+            selection.dropped.append((dataset.name, "table header"))
         else:
             selection.chosen.append(dataset)
-    ranked = sorted(selection.chosen, key=lambda d: (ROLE_ORDER.get(d.role, 3), -support[d.name], -d.mentions))
+    ranked = sorted(selection.chosen, key=lambda d: (support[d.name] == 0, ROLE_ORDER.get(d.role, 3), -support[d.name],
+                                                     -d.mentions))
     selection.chosen, selection.capped = ranked[:cap], ranked[cap:]
     return selection

@@ -26,8 +26,6 @@ _WORD_CHAR = "A-Za-z0-9"
 # A table caption's opening ("Table 3:", "TABLE IV.", "Tab. 2:"), matched at the start of a line.
 TABLE_CAPTION = re.compile(r"^[ \t]*(?:Table|TABLE|Tab\.)[ \t]*[0-9IVX]+[:.]", re.M)
 _NUMBER_TOKEN = re.compile(r"^(?:[-+(]?\d[\d.,%\u00b1hms]*[)%]?|-|\u2013)$")
-# The nouns by which a paper says a name is data.
-DATA_NOUN = re.compile(r"\b(?:data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|collections?)\b", re.I)
 
 
 def is_table_row_text(sentence: str) -> bool:

@@ -1,0 +1,81 @@
+"""The words the dataset-name rules read, in one place: how papers of any field speak of data, and the names
+that are never datasets (metrics, models, tasks, languages, venues, hardware).
+
+A pattern or list here is the only copy: the candidate finder, the cleaning of names, the selection and the
+sentence cues import it. The data vocabulary is not one field's: a cohort, a survey, a registry, a reanalysis,
+an archive or a catalogue is data as much as a corpus or a benchmark is.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The nouns that call a body of data data, in any field ("the X dataset", "the X cohort", "the X reanalysis").
+DATA_NOUN_WORDS = (r"data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|collections?|databases?|data ?bases?|"
+                   r"cohorts?|surveys?|registr(?:y|ies)|reanalys[ie]s|archives?|catalogu?es?|atlas(?:es)?|"
+                   r"census(?:es)?|data releases?|repositor(?:y|ies)|microdata")
+# As a group to join into other patterns, case-blind whatever their own flags.
+DATA_NOUN_GROUP = rf"(?i:{DATA_NOUN_WORDS})"
+DATA_NOUN = re.compile(rf"\b(?:{DATA_NOUN_WORDS})\b", re.I)
+# A data noun ending a name: the bare name before it is how the paper often writes it ("X cohort" and "X").
+DATA_NOUN_END = re.compile(rf"\s+{DATA_NOUN_GROUP}$")
+# The data nouns that can head a list of names ("the datasets: A, B and C", "corpora such as X").
+LIST_NOUN_WORDS = r"data ?sets?|corpora|benchmarks?|databases?|cohorts?|surveys?|catalogu?es?|archives?"
+# Verbs that say data was taken from a named source ("drawn from X", "retrieved from the X database").
+SOURCE_VERBS = (r"obtained|taken|drawn|retrieved|downloaded|extracted|collected|sourced|derived|sampled|selected|"
+                r"recruited|acquired|compiled|gathered|come|comes|came")
+
+# Names and phrases that name no particular dataset.
+GENERIC_NAMES = frozenset(
+    {"data", "dataset", "datasets", "data set", "data sets", "corpus", "corpora", "benchmark", "benchmarks",
+     "news", "science", "text", "texts", "images", "image", "videos", "video", "audio", "training set",
+     "test set", "dev set", "validation set", "training data", "test data", "none", "n/a", "na", "null",
+     "unknown", "unspecified", "other", "our dataset", "the dataset", "this dataset", "our data", "database",
+     "survey", "cohort", "registry", "archive", "catalog", "catalogue", "census", "repository", "microdata"}
+)
+# Words that, before a data noun, say nothing of which data it is ("synthetic data", "the full dataset", "a large
+# text dataset"): determiners, sizes, splits, provenance in general and the bare kinds of data.
+GENERIC_MODIFIERS = frozenset(
+    "our the a an this that these those their its your my each every all both any some such same other another "
+    "new original raw real simulated synthetic generated training train test testing dev development validation "
+    "held-out evaluation full whole entire large small public private additional external internal existing "
+    "available standard final first second third present current following above previous different two three "
+    "several many multiple single text texts image images video videos audio speech tabular labelled labeled "
+    "annotated unlabelled unlabeled sample".split()
+)
+METRICS = frozenset(
+    "accuracy acc precision recall f1 f1score fscore f1measure fmeasure bleu rouge rougel meteor cider spice "
+    "perplexity ppl auc rocauc auroc map mrr ndcg em exactmatch errorrate wer cer las uas psnr ssim iou miou "
+    "top1 top5 top1accuracy top5accuracy mse rmse mae pearson spearman kappa".split()
+)
+MODELS = frozenset(
+    "bert roberta albert distilbert electra xlnet gpt gpt2 gpt3 gpt4 t5 bart elmo lstm bilstm gru rnn cnn "
+    "transformer transformers resnet vgg alexnet inception densenet mobilenet efficientnet vit unet yolo "
+    "word2vec glove svm crf mlp gan vae seq2seq attention adam sgd dropout softmax logisticregression "
+    "randomforest naivebayes xgboost".split()
+)
+TASKS = frozenset(
+    "classification translation machinetranslation parsing summarization questionanswering qa ner "
+    "namedentityrecognition postagging tagging sentimentanalysis languagemodeling segmentation detection "
+    "objectdetection recognition retrieval generation textclassification imageclassification "
+    "naturallanguageinference nli".split()
+)
+# Acronyms of hardware, fields and venues, and words that open captions: capitalised like dataset names, never datasets.
+NOT_DATASETS = frozenset(
+    "GPU GPUs CPU CPUs TPU TPUs NLP AI ML CV RL SOTA API APIs URL PDF RAM IEEE ACM ACL EMNLP NAACL EACL COLING "
+    "CVPR ICCV ECCV ICML ICLR NeurIPS NIPS AAAI IJCAI KDD SIGIR WWW USA UK EU OOD IID LLM LLMs GNN GNNs CNNs "
+    "RNNs ReLU BLEU ROUGE AUC ROC SGD Adam Table Figure Section Appendix Eq We Our The In This".split()
+)
+# Languages, which name a dataset's part ("English X") or a translation direction, not a dataset.
+LANGUAGES = ("English", "Chinese", "German", "French", "Spanish", "Italian", "Portuguese", "Dutch", "Russian", "Czech",
+             "Arabic", "Japanese", "Korean", "Hindi", "Turkish", "Finnish", "Swedish", "Romanian", "Vietnamese",
+             "Indonesian", "Thai", "Malay", "Persian", "Hebrew", "Greek", "Polish", "Hungarian", "Bulgarian",
+             "Ukrainian", "Croatian", "Serbian", "Slovenian", "Slovak", "Estonian", "Latvian", "Lithuanian", "Danish",
+             "Norwegian", "Icelandic", "Catalan", "Basque", "Galician", "Urdu", "Bengali", "Tamil", "Telugu",
+             "Swahili", "Yoruba", "Mandarin", "Cantonese")
+LANGUAGE_NAMES = frozenset(language.casefold() for language in LANGUAGES)
+# Two languages joined: a translation direction ("English-German", "En-De", "EN→FR"), not a dataset.
+LANGUAGE_PAIR = re.compile(
+    rf"^(?:{'|'.join(LANGUAGES)}|[A-Za-z]{{2}})\s*(?:-|\u2013|\u2192|->|to)\s*(?:{'|'.join(LANGUAGES)}|[A-Za-z]{{2}})$",
+    re.I,
+)
