@@ -95,7 +95,8 @@ def details_of(prediction: dspy.Prediction | None) -> DatasetDetails:
     """The description a detail step proposed; empty when it failed."""
     if prediction is None:
         return DatasetDetails()
-    return DatasetDetails(prediction.content, prediction.data_type, prediction.domain, prediction.data_fields or [])
+    return DatasetDetails(prediction.content, prediction.data_type, prediction.domain, prediction.data_fields or [],
+                          role=getattr(prediction, "role", None))
 
 
 def refs_of(prediction: dspy.Prediction | None, supplied: PaperRefs | None = None) -> PaperRefs:
