@@ -112,7 +112,8 @@ def test_footnote_digit_on_upper_case_names(raw, text, expected):
     ("CTX-train CTX-test Sequences", "split"), ("Owl-dev", "split"),
     ("AG\u2019s", "fragment"), ("LLMs", "non_dataset"), ("BERT", "non_dataset"),
     ("accuracy", "non_dataset"), ("Vietnamese", "language"), (" english ", "language"),
-    ("Vietnamese Treebank", None), ("Penn Treebank", None), ("WMT 2014", None), ("SemEval-2017", None), ("CoNLL 2003", None), ("reddit", None),
+    ("Vietnamese Treebank", None), ("GitHub", "platform"), ("Hugging Face", "platform"),
+        ("English-German", "language"), ("En-De", "language"), ("Penn Treebank", None), ("WMT 2014", None), ("SemEval-2017", None), ("CoNLL 2003", None), ("reddit", None),
 ])
 def test_name_problem(name, code):
     from dsminer.tools.names import name_problem

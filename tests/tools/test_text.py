@@ -82,6 +82,9 @@ def test_split_sentences(text: str, expected: list[str]) -> None:
         ("SST", "results on the xSST set", False),
         ("SST", "results on SST-2 only", False),
         ("SST", "results on Yelp-SST only", False),
+        ("PTB", "the PTB\u2010XL records", False),  # a Unicode hyphen joins a name as "-" does
+        ("XL", "the PTB\u2011XL records", False),
+        ("PTB-XL", "the PTB\u2010XL records", True),
         ("SST-2", "results on SST-2, SST-5", True),
         ("CoralScan-5k", "the coralscan 5k images", True),
         ("CoralScan-5k", "the CoralScan-\n5k images", True),

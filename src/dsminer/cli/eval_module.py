@@ -41,6 +41,9 @@ def eval_module(
     n: Annotated[int, typer.Option("--n", min=1, help="Sentences to sample (names) or documents to read (candidates).")] = 50,
     seed: Annotated[int, typer.Option("--seed", help="Sampling seed (names).")] = 0,
     exclude: ExcludeOption = None,
+    run: Annotated[Optional[str], typer.Option("--run", help="selection: score the names answers this run recorded "
+                                                             "(a run directory or MLflow run id) under the current "
+                                                             "selection, against each --gold corpus.")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="selection: also write the scores and every dropped "
                                                                "gold dataset with its reason to this JSON file.")] = None,
     config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file.")] = None,
@@ -64,7 +67,7 @@ def eval_module(
         elif module == "candidates":
             scores = run_candidate_eval(settings, Path(gold[0]), n, excluded_documents(exclude or []))
         else:
-            scores = run_selection_eval(settings, gold, out)
+            scores = run_selection_eval(settings, gold, out, run)
     typer.echo(" ".join(f"{k}={v}" for k, v in scores.items()))
 
 
@@ -90,19 +93,25 @@ def read_corpus(spec: str) -> tuple[str, list[tuple[ParsedPaper, GoldPaper]]]:
     return label, [(parse_pdf(pdfs / paper.file), paper) for paper in gold]
 
 
-def run_selection_eval(settings: Settings, specs: list[str], out: Path | None) -> dict[str, float]:
+def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, run: str | None) -> dict[str, float]:
     import mlflow
 
-    from dsminer.evaluation.module_eval import score_selection
+    from dsminer.evaluation.module_eval import recorded_answers, score_answers, score_selection
+    from dsminer.evaluation.runs import load_run
     from dsminer.run import tracking
 
+    answers = recorded_answers(load_run(run, settings.tracking_uri).events) if run else None
     corpora = [read_corpus(spec) for spec in specs]
-    scores = {label: score_selection(papers, settings.max_records_per_paper) for label, papers in corpora}
+    cap = settings.max_records_per_paper
+    scores = {label: score_selection(papers, cap) for label, papers in corpora}
     metrics = {f"{label}.{key}": float(value) for label, score in scores.items() for key, value in score.metrics().items()}
+    if answers is not None:
+        metrics.update({f"{label}.run.{key}": float(value) for label, papers in corpora
+                        for key, value in score_answers(papers, answers, cap).items()})
     experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
     with mlflow.start_run(run_name=f"eval-module-selection-{len(corpora)}", experiment_id=experiment_id,
                           tags={"kind": "module-eval", "module": "selection"}):
-        mlflow.log_params({"module": "selection", "gold": " ".join(specs), "cap": settings.max_records_per_paper})
+        mlflow.log_params({"module": "selection", "gold": " ".join(specs), "cap": cap, "run": run or ""})
         mlflow.log_metrics({re.sub(r"[^\w\-. /]", "_", key): value for key, value in metrics.items()})
         drops = {label: score.drops for label, score in scores.items()}
         mlflow.log_dict({"metrics": metrics, "dropped": drops}, "selection.json")

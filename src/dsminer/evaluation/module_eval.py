@@ -137,3 +137,42 @@ def score_selection(papers: Sequence[tuple[ParsedPaper, GoldPaper]], cap: int) -
             score.within_cap += rank < cap
             score.role_kept += ranked[rank][1] == (dataset.role or "used")
     return score
+
+
+def recorded_answers(events: Sequence[dict]) -> dict[str, list[Proposal]]:
+    """Each paper's last names answer in a run's event log, as proposals."""
+    answers: dict[str, list[Proposal]] = {}
+    for event in events:
+        if event.get("kind") == "result" and event.get("step") == "names" and isinstance(event.get("raw"), list):
+            answers[str(event.get("paper"))] = [Proposal(str(item.get("name") or ""), str(item.get("kind") or "other"),
+                                                         str(item.get("role") or "used"))
+                                                for item in event["raw"] if isinstance(item, dict) and item.get("name")]
+    return answers
+
+
+def score_answers(papers: Sequence[tuple[ParsedPaper, GoldPaper]], answers: dict[str, list[Proposal]],
+                  cap: int) -> dict[str, float]:
+    """What the selection makes of the names answers a run recorded, against the gold: the records it would write
+    (within `cap`), their precision against the gold (any role), the recall of the used and created gold datasets
+    and the names step's role accuracy. Model-free: it re-reads a run's answers under the current selection."""
+    counts: Counter[str] = Counter()
+    for parsed, gold in papers:
+        if gold.file not in answers:
+            continue
+        counts["papers"] += 1
+        chosen = select_datasets(answers[gold.file], parsed.text, cap, parsed.body_sentences()).chosen
+        found: set[str] = set()
+        for dataset in chosen:
+            mark, hits = judge_keys(name_keys(dataset.name, dataset.aliases), gold)
+            counts["records"] += 1
+            counts["correct"] += mark == "correct"
+            found.update(hit.name for hit in hits)
+            roles = {hit.role for hit in hits if hit.role}
+            counts["role_checked"] += bool(roles)
+            counts["role_correct"] += bool(roles) and dataset.role in roles
+        used = [dataset for dataset in gold.datasets if dataset.is_used]
+        counts["used_gold"] += len(used)
+        counts["used_recalled"] += sum(dataset.name in found for dataset in used)
+    share = (lambda part, whole: round(counts[part] / counts[whole], 4) if counts[whole] else 0.0)
+    return {"papers": counts["papers"], "records": counts["records"], "precision": share("correct", "records"),
+            "recall_used": share("used_recalled", "used_gold"), "role_accuracy": share("role_correct", "role_checked")}

@@ -66,6 +66,13 @@ NOT_DATASETS = frozenset(
     "CVPR ICCV ECCV ICML ICLR NeurIPS NIPS AAAI IJCAI KDD SIGIR WWW USA UK EU OOD IID LLM LLMs GNN GNNs CNNs "
     "RNNs ReLU BLEU ROUGE AUC ROC SGD Adam Table Figure Section Appendix Eq We Our The In This".split()
 )
+# Services that host, route or collect data for many datasets, named as where data lives, not as data.
+PLATFORMS = frozenset(
+    "github gitlab bitbucket huggingface huggingfacehub kaggle zenodo figshare dryad osf openscienceframework "
+    "physionet openml googledrive dropbox sourceforge cran pypi bioconductor mendeleydata dataverse "
+    "harvarddataverse arxiv biorxiv medrxiv paperswithcode amazonmechanicalturk mechanicalturk mturk prolific "
+    "qualtrics googlescholar".split()
+)
 # Languages, which name a dataset's part ("English X") or a translation direction, not a dataset.
 LANGUAGES = ("English", "Chinese", "German", "French", "Spanish", "Italian", "Portuguese", "Dutch", "Russian", "Czech",
              "Arabic", "Japanese", "Korean", "Hindi", "Turkish", "Finnish", "Swedish", "Romanian", "Vietnamese",

@@ -18,6 +18,7 @@ from dsminer.tools.lexicon import (
     METRICS,
     MODELS,
     NOT_DATASETS,
+    PLATFORMS,
     TASKS,
 )
 from dsminer.tools.text import collapse_whitespace, is_table_row_text, name_pattern
@@ -253,6 +254,8 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "split", f"{name!r} labels a split in a table (\"X-train\"), not a dataset"
     if _TOOL_SUFFIX.search(text) or _CAMEL_TOOL_SUFFIX.search(text):
         return "tool", f"{name!r} is a tool, library or platform, not a dataset"
+    if re.sub(r"[^0-9a-z]+", "", text.casefold()) in PLATFORMS:
+        return "platform", f"{name!r} is a platform that hosts data, not a dataset"
     if text in NOT_DATASETS:
         return "non_dataset", f"{name!r} names a field, venue, device or part of the paper"
     if text.casefold() in LANGUAGE_NAMES or LANGUAGE_PAIR.match(text):

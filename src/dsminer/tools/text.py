@@ -21,6 +21,7 @@ _ABBREVIATIONS = frozenset(
 _INITIALS = re.compile(r"^(?:[A-Za-z]\.)*[A-Za-z]$")
 _NAME_SEPARATOR = r"[\s\-\u2010\u2011\u2013_/]*"
 _WORD_CHAR = "A-Za-z0-9"
+_HYPHENS = "\\-\u2010\u2011"  # a hyphen joins words into one name ("PTB-XL", "PTB\u2010XL"): no name ends inside it
 
 
 # A table caption's opening ("Table 3:", "TABLE IV.", "Tab. 2:"), matched at the start of a line.
@@ -159,8 +160,8 @@ def name_pattern(name: str, footnote_digit: bool = False) -> re.Pattern[str] | N
         return None
     pieces = [r"['\u2019\u2018]" if part in "'\u2019\u2018" else re.escape(part) for part in parts]
     body = _NAME_SEPARATOR.join(pieces)
-    start = f"(?<![{_WORD_CHAR}])(?<![{_WORD_CHAR}]-)" if parts[0][0].isalnum() else ""
-    end = f"(?![{_WORD_CHAR}]|-[{_WORD_CHAR}])" if parts[-1][-1].isalnum() else ""
+    start = f"(?<![{_WORD_CHAR}])(?<![{_WORD_CHAR}][{_HYPHENS}])" if parts[0][0].isalnum() else ""
+    end = f"(?![{_WORD_CHAR}]|[{_HYPHENS}][{_WORD_CHAR}])" if parts[-1][-1].isalnum() else ""
     if footnote_digit and name[-1].isalpha():
         end = f"[1-9]?{end}"
     short_acronym = len(name) <= 4 and name.isupper() and name.isalnum()
