@@ -67,3 +67,46 @@ def test_a_bad_corpus_is_one_line(tmp_path, corpus, suffix, message):
 def test_names_and_candidates_read_one_gold(tmp_path):
     result = invoke("eval-module", "candidates", "--gold", "a", "--gold", "b")
     assert result.exit_code == 1 and "reads one --gold" in result.output
+
+
+def fit_corpus(tmp_path, write_run):
+    """Two papers, each writing six datasets as data and naming six other things; a run whose names step called
+    all twelve datasets."""
+    (tmp_path / "dev" / "pdfs").mkdir(parents=True)
+    gold, events = [], []
+    for paper in ("p1", "p2"):
+        data = [f"{paper.upper()}Set{i}" for i in range(6)]
+        other = [f"Widget{paper}{i}" for i in range(6)]
+        text = " ".join(f"We evaluate on the {name} dataset. The {name} corpus has 9,000 rows." for name in data)
+        text += "\n\n" + " ".join(f"The {name} was painted." for name in other)
+        build_pdf(tmp_path / "dev" / "pdfs" / f"{paper}.pdf", [text])
+        gold.append({"file": f"{paper}.pdf", "datasets": [{"name": name, "role": "used"} for name in data]})
+        events.append({"kind": "result", "step": "names", "paper": f"{paper}.pdf",
+                       "raw": [{"name": name, "kind": "dataset", "role": "used"} for name in data + other]})
+    (tmp_path / "dev" / "gold.jsonl").write_text("".join(json.dumps(row) + "\n" for row in gold), encoding="utf-8")
+    return tmp_path / "dev" / "gold.jsonl", write_run("s0-dev", [], events=events)
+
+
+def test_fit_selection_learns_the_evidence_model_from_a_runs_answers_and_a_run_uses_it(tmp_path, write_run):
+    from dsminer.config import Settings
+    from dsminer.programs.compiled import bundled_program_path, load_program
+    from dsminer.programs.registry import build_program
+
+    gold, run = fit_corpus(tmp_path, write_run)
+    out = tmp_path / "program.json"
+    result = invoke("fit-selection", "--run", str(run), "--gold", str(gold), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "24 names (12 datasets)" in result.output and "cross-validated precision 1.0" in result.output
+    program = load_program(out)
+    assert program.evidence_model.fitted["runs"] == [str(run)] and program.evidence_model.fitted["f1_cv"] == 1.0
+    assert program.steps.keys() == load_program(bundled_program_path()).steps.keys()  # the base program's steps
+    s0 = build_program(Settings(condition="s0", program=str(out)))
+    agent = build_program(Settings(condition="s1a", program=str(out), out_dir=tmp_path / "agent"))
+    assert s0.evidence_model == program.evidence_model == agent.steps["names"].evidence_model
+
+
+def test_fit_selection_without_enough_examples_is_one_line(tmp_path, write_run, corpus):
+    run = write_run("s0-small", [], events=[{"kind": "result", "step": "names", "paper": "reef.pdf",
+                                              "raw": [{"name": "ReefWatch", "kind": "dataset", "role": "used"}]}])
+    result = invoke("fit-selection", "--run", str(run), "--gold", str(corpus), "--out", str(tmp_path / "p.json"))
+    assert result.exit_code == 1 and "too few examples" in result.output

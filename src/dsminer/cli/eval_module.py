@@ -30,6 +30,7 @@ _CORPUS = re.compile(r"^(?P<path>.+?)(?::(?P<first>\d+)-(?P<last>\d+))?$")
 
 def register(app: typer.Typer) -> None:
     app.command("eval-module")(eval_module)
+    app.command("fit-selection")(fit_selection)
 
 
 def eval_module(
@@ -152,3 +153,47 @@ def run_module_eval(settings: Settings, gold: Path, n: int, seed: int) -> dict[s
         scores = evaluate_name_step(examples)
         mlflow.log_metrics({f"names.{k}": float(v) for k, v in scores.items()})
     return scores
+
+
+def fit_selection(
+    runs: Annotated[list[str], typer.Option("--run", help="A run (directory or MLflow run id) whose recorded names "
+                                                          "answers to learn from; repeat for several.")],
+    gold: Annotated[list[str], typer.Option("--gold", help="The gold of the runs' papers: a gold JSONL file with its "
+                                                           "PDFs in pdfs/ beside it, optionally FILE:FIRST-LAST; "
+                                                           "repeat for several corpora.")],
+    out: Annotated[Path, typer.Option("--out", help="Program file to write: the base program with the fitted "
+                                                    "evidence model.")],
+    program: Annotated[Optional[Path], typer.Option("--program", help="Base program file whose steps are kept "
+                                                                      "(default: the bundled program).")] = None,
+    tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
+) -> None:
+    """Fit the evidence model that weighs the datasets the names step decides (a logistic model over how the paper
+    writes each name and what the model said of it) on runs' recorded answers and their gold, and store it in a
+    program file with its cross-validated dev scores. Fit it on runs of the model it is for: `run --program FILE`
+    then uses it for that model's answers."""
+    with user_errors():
+        from dsminer.evaluation.module_eval import evidence_examples, recorded_answers
+        from dsminer.evaluation.runs import load_run
+        from dsminer.programs.compiled import bundled_program_path, save_evidence_model
+        from dsminer.tools.evidence_model import fit_evidence_model
+
+        corpora = [read_corpus(spec) for spec in gold]
+        examples = []
+        for ref in runs:
+            run = load_run(ref, tracking_uri)
+            answers = recorded_answers(run.events)
+            examples += [example for _, papers in corpora for example in evidence_examples(papers, answers)]
+        base = program or bundled_program_path()
+        if base is None:
+            raise ConfigError("no base program: pass --program")
+        about = {"runs": runs, "gold": gold, "models": sorted({str(load_run(ref, tracking_uri).manifest.get("model"))
+                                                                for ref in runs})}
+        try:
+            model = fit_evidence_model(examples, about=about)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        save_evidence_model(base, out, model)
+    fitted = model.fitted
+    typer.echo(f"wrote {out}: {fitted['examples']} names ({fitted['datasets']} datasets), threshold "
+               f"{model.threshold:.3f}; cross-validated precision {fitted['precision_cv']} recall {fitted['recall_cv']} "
+               f"F1 {fitted['f1_cv']} (keeping all: precision {fitted['precision_all']})")

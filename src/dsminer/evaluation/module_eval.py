@@ -20,6 +20,7 @@ from dsminer.schema import normalize_name
 from dsminer.tools.candidates import find_candidates, sentence_candidates
 from dsminer.tools.names import count_mentions
 from dsminer.tools.pdf import ParsedPaper
+from dsminer.tools.evidence_model import NameEvidence
 from dsminer.tools.selection import Proposal, select_datasets
 
 if TYPE_CHECKING:
@@ -176,3 +177,18 @@ def score_answers(papers: Sequence[tuple[ParsedPaper, GoldPaper]], answers: dict
     share = (lambda part, whole: round(counts[part] / counts[whole], 4) if counts[whole] else 0.0)
     return {"papers": counts["papers"], "records": counts["records"], "precision": share("correct", "records"),
             "recall_used": share("used_recalled", "used_gold"), "role_accuracy": share("role_correct", "role_checked")}
+
+
+def evidence_examples(papers: Sequence[tuple[ParsedPaper, GoldPaper]],
+                      answers: dict[str, list[Proposal]]) -> list[tuple[NameEvidence, bool]]:
+    """Every dataset the selection keeps (with no cap and no evidence model) from a run's recorded names answers,
+    with its evidence and whether the gold holds it (a gold dataset, or a material mention the gold supports)."""
+    examples = []
+    for parsed, gold in papers:
+        if gold.file not in answers:
+            continue
+        selection = select_datasets(answers[gold.file], parsed.text, 1000, parsed.body_sentences())
+        for dataset in selection.chosen:
+            mark, _ = judge_keys(name_keys(dataset.name, dataset.aliases), gold)
+            examples.append((selection.evidence[dataset.name], mark in ("correct", "supported")))
+    return examples

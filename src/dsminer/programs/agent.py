@@ -18,6 +18,7 @@ from typing import Any, Literal
 import dspy
 import mlflow
 
+from dsminer.tools.evidence_model import EvidenceModel
 from dsminer.programs.agent_tools import (
     DetailsStep,
     FoundNames,
@@ -103,6 +104,10 @@ class ReflectiveAgent(dspy.Module):
         for step in self.steps.values():
             self.tools.register(step.name, step.act)
         self.tools.register("reflect", ReflectWithModel(self.reflector))
+
+    def use_evidence_model(self, model: EvidenceModel | None) -> None:
+        """Weigh the names step's datasets by `model` (fitted for the model that answers) in the selection."""
+        self.steps["names"].evidence_model = model
 
     def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None,
                 events: EventLog | None = None) -> dspy.Prediction:

@@ -32,6 +32,7 @@ from dsminer.tools.context import CONTEXT_CHARS, EVIDENCE_CHARS, dataset_evidenc
 from dsminer.tools.memory import compose_memory_block
 from dsminer.tools.pdf import ParsedPaper, first_pages_text
 from dsminer.tools.records import DatasetDetails, clean_list, clean_text
+from dsminer.tools.evidence_model import EvidenceModel
 from dsminer.tools.selection import Proposal, Selection, select_datasets
 from dsminer.tools.reflection import (
     Reflection,
@@ -215,6 +216,7 @@ class NamesStep(ModelStep):
     def __init__(self, predictor: dspy.Predict, max_records: int = 5) -> None:
         super().__init__(predictor)
         self.max_records = max_records
+        self.evidence_model: EvidenceModel | None = None
 
     def act(self, view: PaperView, params: StepInput, events: EventLog) -> list[Proposal] | None:
         inputs = names_inputs(view.paper, params.max_sentences, params.keywords,
@@ -230,7 +232,7 @@ class NamesStep(ModelStep):
     def merge(self, view: PaperView, state: FoundNames, new: list[Proposal] | None) -> FoundNames:
         """The decisions of all attempts, through the selection every condition shares."""
         raw = (*state.raw, *(new or []))
-        return FoundNames(raw, select_datasets(raw, view.paper.text, self.max_records, view.body))
+        return FoundNames(raw, select_datasets(raw, view.paper.text, self.max_records, view.body, self.evidence_model))
 
     def check(self, view: PaperView, params: StepInput, state: FoundNames,
               latest: list[Proposal] | None) -> Reflection:

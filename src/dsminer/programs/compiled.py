@@ -23,6 +23,7 @@ from pydantic_core import to_jsonable_python
 
 from dsminer.errors import ConfigError
 from dsminer.signatures import ClassifyDatasetNames, DescribeDataset, ReflectOnStep
+from dsminer.tools.evidence_model import EvidenceModel
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,7 @@ class CompiledProgram:
     sha256: str
     steps: dict[str, CompiledStep]
     meta: dict[str, Any]
+    evidence_model: EvidenceModel | None = None
 
 
 def program_params(compiled: CompiledProgram | None) -> dict[str, str]:
@@ -131,15 +133,33 @@ def load_program(path: Path) -> CompiledProgram:
                               f"({saved.get('signature_version')}, this dsminer has {version}): compile it again")
         steps[step] = CompiledStep(str(saved.get("instructions") or STEPS[step][1].instructions),
                                    [dict(demo) for demo in saved.get("demos") or []])
-    return CompiledProgram(path, file_sha256(path), steps, dict(data.get("meta") or {}))
+    try:
+        evidence = EvidenceModel.from_json(data["selection"]) if data.get("selection") else None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{path}: its evidence model cannot be read ({exc}): fit it again") from None
+    return CompiledProgram(path, file_sha256(path), steps, dict(data.get("meta") or {}), evidence)
+
+
+def save_evidence_model(base: Path, out: Path, model: EvidenceModel) -> str:
+    """Write the program file `base` to `out` with `model` as its evidence model (`selection`); its sha256."""
+    load_program(base)  # checked before it is copied
+    data = json.loads(base.read_text(encoding="utf-8"))
+    data["selection"] = model.to_json()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+    return file_sha256(out)
 
 
 def apply_program(module: dspy.Module, program: CompiledProgram) -> list[str]:
     """Put the program's instructions and demonstrations into `module`'s predictors; the steps applied.
 
     A step the module lacks (S0 has no reflection) is left out. An agent's predictor keeps its extra memory
-    input: the instructions are the same text, and its demonstrations show that input empty."""
+    input: the instructions are the same text, and its demonstrations show that input empty. The program's
+    evidence model, if it has one, weighs the module's selection."""
     applied = []
+    if program.evidence_model is not None and hasattr(module, "use_evidence_model"):
+        module.use_evidence_model(program.evidence_model)
+        applied.append("selection")
     for step, compiled in program.steps.items():
         predictor = getattr(module, STEPS[step][0], None)
         if isinstance(predictor, dspy.Predict):

@@ -15,6 +15,7 @@ from dsminer.run.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.candidates import find_candidates
 from dsminer.tools.context import CONTEXT_CHARS, build_paper_context
+from dsminer.tools.evidence_model import EvidenceModel
 from dsminer.tools.pdf import ParsedPaper
 from dsminer.tools.records import DatasetDetails, refs_from_metadata
 from dsminer.tools.selection import Proposal, Selection, select_datasets
@@ -81,13 +82,14 @@ def proposals_of(prediction: dspy.Prediction | None) -> list[Proposal]:
 
 
 def choose_datasets(paper: ParsedPaper, proposals: Sequence[Proposal], cap: int, events: EventLog,
-                    **fields: Any) -> Selection:
+                    evidence_model: EvidenceModel | None = None, **fields: Any) -> Selection:
     """The paper's datasets from all proposals so far, by the shared selection, with a result event."""
-    selection = select_datasets(proposals, paper.text, cap, paper.body_sentences())
+    selection = select_datasets(proposals, paper.text, cap, paper.body_sentences(), evidence_model)
     events.emit("result", paper=paper.file_name, step="names",
                 raw=[{"name": p.name, "kind": p.kind, "role": p.role} for p in proposals],
                 kept=[d.name for d in selection.chosen], capped=[d.name for d in selection.capped],
-                dropped=[{"name": name, "reason": reason} for name, reason in selection.dropped], **fields)
+                dropped=[{"name": name, "reason": reason} for name, reason in selection.dropped],
+                **({"trust": selection.trust} if selection.trust else {}), **fields)
     return selection
 
 

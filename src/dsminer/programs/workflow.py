@@ -25,6 +25,7 @@ from dsminer.run.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.signatures import ClassifyDatasetNames, DescribeDataset, ExtractPaperMetadata
 from dsminer.tools.context import dataset_evidence
+from dsminer.tools.evidence_model import EvidenceModel
 from dsminer.tools.pdf import ParsedPaper, first_pages_text
 from dsminer.tools.records import DatasetDetails, build_record
 from dsminer.tools.selection import ChosenDataset
@@ -43,6 +44,11 @@ class WorkflowExtractor(dspy.Module):
         self.metadata = dspy.Predict(ExtractPaperMetadata, max_tokens=STEP_TOKENS["metadata"])
         self.names = dspy.Predict(ClassifyDatasetNames, max_tokens=STEP_TOKENS["names"])
         self.details = dspy.Predict(DescribeDataset, max_tokens=STEP_TOKENS["details"])
+        self.evidence_model: EvidenceModel | None = None
+
+    def use_evidence_model(self, model: EvidenceModel | None) -> None:
+        """Weigh the names step's datasets by `model` (fitted for the model that answers) in the selection."""
+        self.evidence_model = model
 
     def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None, events: EventLog | None = None) -> dspy.Prediction:
         """The paper's records, as `Prediction.records`."""
@@ -65,7 +71,7 @@ class WorkflowExtractor(dspy.Module):
         inputs = names_inputs(paper, self.context_sentences, catalog=self.catalog)
         events.emit("names_input", paper=paper.file_name, step="names", text=shown_text(inputs))
         proposals = proposals_of(run_step(self.names, events, paper, "names", inputs))
-        return choose_datasets(paper, proposals, self.max_records, events).chosen
+        return choose_datasets(paper, proposals, self.max_records, events, self.evidence_model).chosen
 
     def dataset_details(self, paper: ParsedPaper, dataset: ChosenDataset, events: EventLog) -> DatasetDetails:
         evidence = dataset_evidence(paper, [dataset.name, *dataset.aliases])

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from dsminer.schema import normalize_name
+from dsminer.tools.evidence_model import EvidenceModel, NameEvidence
 from dsminer.tools.candidates import LIST_OPENER, SPLIT_NOUN, data_support, lists_datasets
 from dsminer.tools.lexicon import DATA_NOUN_END, DATA_NOUN_GROUP, DATA_NOUN_WORDS, LANGUAGES
 from dsminer.tools.names import (
@@ -62,11 +63,14 @@ class ChosenDataset:
 
 @dataclass
 class Selection:
-    """The datasets kept (ranked, within the cap), those cut by the cap, and every dropped name with why."""
+    """The datasets kept (ranked, within the cap), those cut by the cap, every dropped name with why, and the
+    evidence of each dataset by its display name (with the evidence model's probability, when one was used)."""
 
     chosen: list[ChosenDataset] = field(default_factory=list)
     capped: list[ChosenDataset] = field(default_factory=list)
     dropped: list[tuple[str, str]] = field(default_factory=list)
+    evidence: dict[str, NameEvidence] = field(default_factory=dict)
+    trust: dict[str, float] = field(default_factory=dict)
 
 
 def base_key(name: str) -> str:
@@ -296,23 +300,61 @@ def is_dataset(proposal: Proposal, sentences: Sequence[str]) -> bool:
     return written_as_data(proposal.name, sentences)
 
 
-def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
-                    sentences: Sequence[str]) -> Selection:
-    """The paper's datasets from the proposals, by the paper's own words:
+def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, sentences: Sequence[str],
+                    evidence_model: EvidenceModel | None = None) -> Selection:
+    """The paper's datasets from the proposals: the model decides, the paper's words ground and rank.
 
-    - only datasets (see `is_dataset`), cleaned against the text, without citations, generic phrases, tools,
-      models, metrics or tasks, nor acronyms the text defines as one ("a basic model (BM)"), nor names it writes
-      as a model's ("the GA Reader", "the GA module": see `written_as_model`), nor surnames the text cites
-      ("X et al.": see `written_as_author`);
-    - merged with their aliases; kept only if a prose sentence of the paper (one of `sentences`) writes
-      it beside a data noun: a name seen only in tables or only beside model words is a model, a method
-      or a table label far more often than a dataset;
-    - ranked created, used, mentioned (a "created" role stands only where a sentence naming the dataset
-      says the paper makes it), then by how many sentences call it data, then by mentions; cut to `cap`.
+    - only datasets (see `is_dataset`), cleaned against the text, without what evidence says is something else:
+      citations, generic phrases, tools and platforms, languages, models, metrics or tasks (a known one only while
+      the paper never writes it as data), acronyms the text defines as one ("a basic model (BM)"), names it writes
+      as a model's ("the GA Reader": see `written_as_model`), surnames it cites ("X et al.": see
+      `written_as_author`), runs of a table's column labels;
+    - merged with their aliases;
+    - with an `evidence_model` (fitted for the model that answered), a dataset whose evidence gives it a probability
+      under the model's threshold is dropped, and the rest are ranked by that probability; without one, they are
+      ranked by whether a sentence writes them as data, then created, used, mentioned (a "created" role stands only
+      where a sentence naming the dataset says the paper makes it), then by how many sentences write them as data,
+      then by mentions; cut to `cap`.
     """
     selection = Selection()
+    kept, pieces, said = _grounded_names(proposals, paper_text, sentences, selection)
+    body = "\n".join(sentences)
+    for dataset in merge_names(kept, paper_text):
+        members = (dataset.name, *dataset.aliases)
+        extra = [piece for member in members for piece in pieces.get(normalize_name(member), [])]
+        if extra:
+            dataset = replace(dataset, aliases=tuple(dict.fromkeys((*dataset.aliases, *extra))))
+        support = data_sentences(dataset, sentences)
+        if support == 0 and is_table_header(dataset, sentences):
+            selection.dropped.append((dataset.name, "table header"))
+            continue
+        evidence = NameEvidence(dataset.name, any(normalize_name(m) in said for m in members), support,
+                                dataset.mentions, sum(count_mentions(m, body) for m in members), dataset.role)
+        selection.evidence[dataset.name] = evidence
+        if evidence_model is not None:
+            trust = selection.trust[dataset.name] = round(evidence_model.probability(evidence), 4)
+            if trust < evidence_model.threshold:
+                selection.dropped.append((dataset.name, f"weak evidence ({trust:.2f})"))
+                continue
+        selection.chosen.append(dataset)
+    if evidence_model is not None:
+        ranked = sorted(selection.chosen, key=lambda d: -selection.trust[d.name])
+    else:
+        ranked = sorted(selection.chosen, key=lambda d: (
+            selection.evidence[d.name].data_sentences == 0, ROLE_ORDER.get(d.role, 3),
+            -selection.evidence[d.name].data_sentences, -d.mentions))
+    selection.chosen, selection.capped = ranked[:cap], ranked[cap:]
+    return selection
+
+
+def _grounded_names(proposals: Sequence[Proposal], paper_text: str, sentences: Sequence[str],
+                    selection: Selection) -> tuple[list[tuple[str, str]], dict[str, list[str]], set[str]]:
+    """The proposals that are datasets and pass the text's checks, as (name, checked role); the proposed pieces of
+    each longer name, which stay its aliases; and the names the model itself called datasets (normalised). Every
+    other proposal goes to `selection.dropped` with why."""
     kept: list[tuple[str, str]] = []
-    pieces: dict[str, list[str]] = {}  # the proposed pieces of a longer name, which stay its aliases
+    pieces: dict[str, list[str]] = {}
+    said: set[str] = set()
     for proposal in proposals:
         if not is_dataset(proposal, sentences):
             selection.dropped.append((proposal.name, f"kind {proposal.kind}"))
@@ -330,19 +372,7 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int,
             continue
         if whole != name:
             pieces.setdefault(normalize_name(whole), []).append(name)
+        if proposal.kind == "dataset":
+            said.update({normalize_name(whole), normalize_name(name)})
         kept.append((whole, checked_role(whole, proposal.role, sentences)))
-    support: dict[str, int] = {}
-    for dataset in merge_names(kept, paper_text):
-        members = (dataset.name, *dataset.aliases)
-        extra = [piece for member in members for piece in pieces.get(normalize_name(member), [])]
-        if extra:
-            dataset = replace(dataset, aliases=tuple(dict.fromkeys((*dataset.aliases, *extra))))
-        support[dataset.name] = data_sentences(dataset, sentences)
-        if support[dataset.name] == 0 and is_table_header(dataset, sentences):
-            selection.dropped.append((dataset.name, "table header"))
-        else:
-            selection.chosen.append(dataset)
-    ranked = sorted(selection.chosen, key=lambda d: (support[d.name] == 0, ROLE_ORDER.get(d.role, 3), -support[d.name],
-                                                     -d.mentions))
-    selection.chosen, selection.capped = ranked[:cap], ranked[cap:]
-    return selection
+    return kept, pieces, said
