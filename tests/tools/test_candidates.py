@@ -27,6 +27,9 @@ PAPER = (
 
 
 @pytest.mark.parametrize("sentence, names", [
+    ("This utilises a citation database and data from Unpaywall to estimate access.", ["Unpaywall"]),
+    ("Counts were obtained from the Kelp Watch and ReefBase registries.", ["Kelp Watch", "ReefBase"]),
+    ("The model was fitted on the German Breast Cancer Study Group dataset.", ["German Breast Cancer Study Group"]),
     ("We evaluate on SST-2, MR and TREC.", ["SST-2", "MR", "TREC"]),
     ("We report results on SQuAD 2.0 and CoNLL 2003.", ["SQuAD 2.0", "CoNLL 2003"]),
     ("Results on bAbI are shown.", ["bAbI"]),

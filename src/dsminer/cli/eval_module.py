@@ -104,7 +104,7 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
     answers = recorded_answers(load_run(run, settings.tracking_uri).events) if run else None
     corpora = [read_corpus(spec) for spec in specs]
     cap = settings.max_records_per_paper
-    scores = {label: score_selection(papers, cap) for label, papers in corpora}
+    scores = {label: score_selection(papers, cap, settings.context_sentences) for label, papers in corpora}
     metrics = {f"{label}.{key}": float(value) for label, score in scores.items() for key, value in score.metrics().items()}
     if answers is not None:
         metrics.update({f"{label}.run.{key}": float(value) for label, papers in corpora

@@ -17,7 +17,7 @@ from dsminer.evaluation.sentence_gold import SentenceExample, micro_scores, scor
 from dsminer.programs.steps import STEP_TOKENS, names_inputs, proposals_of
 from dsminer.signatures import ClassifyDatasetNames
 from dsminer.schema import normalize_name
-from dsminer.tools.candidates import find_candidates, sentence_candidates
+from dsminer.tools.candidates import sentence_candidates
 from dsminer.tools.names import count_mentions
 from dsminer.tools.pdf import ParsedPaper
 from dsminer.tools.evidence_model import NameEvidence
@@ -91,6 +91,7 @@ class SelectionScore:
     kept: int = 0
     within_cap: int = 0
     offered: int = 0
+    in_context: int = 0
     role_kept: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
     drops: list[dict[str, str]] = field(default_factory=list)
@@ -99,6 +100,7 @@ class SelectionScore:
         share = (lambda part: round(part / self.written, 4) if self.written else 0.0)
         return {"papers": self.papers, "gold_written": self.written, "kept_share": share(self.kept),
                 "within_cap_share": share(self.within_cap), "candidate_share": share(self.offered),
+                "context_share": share(self.in_context),
                 "role_kept_share": round(self.role_kept / self.kept, 4) if self.kept else 0.0,
                 **{f"dropped.{reason.replace(' ', '_')}": count for reason, count in sorted(self.reasons.items())}}
 
@@ -111,10 +113,11 @@ def written_name(dataset: GoldDataset, text: str) -> str | None:
     return best if best is not None and counts[best] else None
 
 
-def score_selection(papers: Sequence[tuple[ParsedPaper, GoldPaper]], cap: int) -> SelectionScore:
+def score_selection(papers: Sequence[tuple[ParsedPaper, GoldPaper]], cap: int,
+                    context_sentences: int = 40) -> SelectionScore:
     """`select_datasets` given each paper's used and created gold datasets that it writes as the names step's
     answer: how many it keeps, how many within `cap`, why it drops the others, and how many of them the
-    candidate finder offers. Model-free."""
+    candidate finder offers and the names step's context holds. Model-free."""
     score = SelectionScore()
     for parsed, gold in papers:
         score.papers += 1
@@ -124,10 +127,13 @@ def score_selection(papers: Sequence[tuple[ParsedPaper, GoldPaper]], cap: int) -
         selection = select_datasets(proposals, parsed.text, len(proposals) or 1, parsed.body_sentences())
         ranked = [(name_keys(d.name, d.aliases), d.role) for d in selection.chosen]
         reasons = {normalize_name(name): reason for name, reason in selection.dropped}
-        offered = {normalize_name(candidate.name) for candidate in find_candidates(parsed)}
+        inputs = names_inputs(parsed, context_sentences)
+        offered = {normalize_name(name) for name in inputs["candidates"]}
+        context = name_tokens(inputs["context"])
         for dataset, name in written:
             score.written += 1
             score.offered += bool(dataset.keys() & offered)
+            score.in_context += mentions_any((dataset.name, *dataset.aliases), context)
             rank = next((i for i, (keys, _) in enumerate(ranked) if keys & dataset.keys()), None)
             if rank is None:
                 reason = reasons.get(normalize_name(name), "merged with another name")

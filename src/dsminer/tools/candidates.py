@@ -78,6 +78,9 @@ _SCORED = r"(?<![\w.])(?:\d+\.\d+\s*(?:%|dB)?|\d+\s*(?:%|dB))\s+on\s+(?:the\s+)?
 _USED_BEFORE = re.compile(rf"(?:{_USED}|{_SCORED})(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$")
 # Data taken from named sources: "drawn from the X and Y", "data from X" (the names' list up to a name).
 _SOURCED_BEFORE = re.compile(rf"\b(?:{SOURCE_VERBS}|data)\s+from\s+(?:the\s+)?(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$", re.I)
+# Names data is taken from: "data from X and Y", "obtained from the X".
+_SOURCED_FROM = re.compile(rf"\b(?:{SOURCE_VERBS}|data)\s+from\s+(?:the\s+)?"
+                           rf"({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)")
 # A name written as data by a word or two after it: "the X data", "the X case data" (not "X-based data").
 _DATA_AFTER = re.compile(r"\s+(?:[a-z]+\s+)?data\b")
 # Names a sentence opens with "On" before what the paper did on them: "On X, we obtain ...", "On X and Y our model ...".
@@ -99,7 +102,7 @@ _BEFORE_KIND_NOUN = re.compile(
 _CAP_WORD = r"[A-Z][A-Za-z0-9\-'\u2019]*"
 # Capitalised words before a data noun ("Wall Street Journal corpus") or ending in one ("Penn Treebank").
 _PHRASE_BEFORE_NOUN = re.compile(
-    rf"\b((?:{_CAP_WORD}\s+){{1,3}}{_CAP_WORD})\s+(?:{DATA_NOUN_WORDS})\b")
+    rf"\b((?:{_CAP_WORD}\s+){{1,4}}{_CAP_WORD})\s+(?:{DATA_NOUN_WORDS})\b")
 # A name spelled out with its acronym before a data noun: "the Xyz Question Answering (XQA) corpus" gives both.
 _DEFINED_BEFORE_NOUN = re.compile(
     rf"\b(?:(?:The|A|An|Our|This)\s+)?((?:{_CAP_WORD}\s+){{1,5}}{_CAP_WORD})\s+\(({_TOKEN})\)\s+"
@@ -118,7 +121,7 @@ _YEAR_ACRONYM_END = re.compile(r"(?:19|20)\d\d\s+[A-Z]{2,5}$")
 _TASK_FOLLOWS = re.compile(r"\s+(?:shared\s+)?task\b")
 _SPLIT = re.compile(rf"{_LIST_SEPARATOR}|^(?:[Tt]he\s+)?")
 # Patterns whose names a data noun lists or describes: one capitalised word among them is a name (see `is_word_name`).
-_LISTING_PATTERNS = (_LIST_AFTER_NOUN, _NAMES_AFTER_NOUN, _LIST_AFTER_COMMA, _NAMES_ARE_DATA)
+_LISTING_PATTERNS = (_LIST_AFTER_NOUN, _NAMES_AFTER_NOUN, _LIST_AFTER_COMMA, _NAMES_ARE_DATA, _SOURCED_FROM)
 DATA_CUE = re.compile(
     rf"\b(?:{DATA_NOUN_WORDS}|evaluat\w*|experiments?|train\w*|test\w*|fine-?tun\w*|collected|released?|"
     rf"annotated|results?|report\w*|benchmark\w*|(?:{SOURCE_VERBS})\s+from)\b|(?-i:^On\s)|" + _SCORED,
@@ -200,7 +203,7 @@ def candidate_names(sentence: str) -> list[str]:
     with another name."""
     found: list[str] = []
     words: list[str] = []
-    patterns = [_LIST_AFTER, _LIST_AFTER_NOUN, _USED_ON, _ON_FIRST]
+    patterns = [_LIST_AFTER, _LIST_AFTER_NOUN, _USED_ON, _ON_FIRST, _SOURCED_FROM]
     if not is_table_row_text(sentence):
         # in table text, "Datasets" heads a column of labels and numbers
         patterns += [_NAMES_AFTER_NOUN, _LIST_AFTER_COMMA, _NAMES_ARE_DATA]

@@ -6,27 +6,19 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
+from dsminer.tools.lexicon import DATA_NOUN_WORDS, SOURCE_VERBS, UNIT_NOUNS
 from dsminer.tools.text import TABLE_CAPTION, name_pattern
 
-_STRONG = re.compile(
-    r"\b(?:data[ -]?sets?|corpus|corpora|benchmarks?|tree[ -]?banks?|databases?|challenges?|"
-    r"shared tasks?|collections?|suites?)\b",
-    re.I,
-)
+_STRONG = re.compile(rf"\b(?:{DATA_NOUN_WORDS}|data[ -]sets?|tree-banks?|challenges?|shared tasks?|suites?)\b", re.I)
 _MEDIUM = re.compile(
     r"\b(?:(?:evaluat\w*|train\w*|test\w*|experiment\w*|results?|fine-?tun\w*|pre-?train\w*|validat\w*|"
     r"perform\w*|report\w*) (?:\w+ ){0,2}(?:on|using|from)|(?:test|training|dev|development|validation|"
     r"held-out)[ -]sets?|splits?|collected|crawled|annotated|labell?ed|we (?:release|introduce|construct|"
     r"create|build|present|propose) (?:a|an|the|our)|available (?:at|from|online)|publicly available|"
-    r"download\w*|released|consists? of|contains?|comprises?|derived from|sampled from|subsets?)\b",
+    rf"download\w*|released|consists? of|contains?|comprises?|(?:{SOURCE_VERBS}) from|subsets?)\b",
     re.I,
 )
-_SIZE = re.compile(
-    r"\b\d[\d,.]*\s*(?:[kKM]\b|million|thousand)?\s*(?:images|sentences|documents|samples|examples|questions|"
-    r"articles|reviews|tweets|videos|pairs|tokens|utterances|dialogues|recordings|instances|annotations|"
-    r"passages|queries|classes|categories|speakers|hours|words|clips|scenes)\b",
-    re.I,
-)
+_SIZE = re.compile(rf"\b\d[\d,.]*\s*(?:[kKM]\b|million|thousand)?\s*(?:{UNIT_NOUNS})\b", re.I)
 _RESULT_WORDS = re.compile(r"\b(?:results?|accuracy|performance|comparison|error|scores?|F1|evaluation)\b", re.I)
 _NAME_LIKE = re.compile(
     r"(?<![\w-])(?:[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*|[A-Z][a-z]+[-\u2013]?[0-9]+[A-Za-z]*)"

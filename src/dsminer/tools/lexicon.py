@@ -25,6 +25,12 @@ LIST_NOUN_WORDS = r"data ?sets?|corpora|benchmarks?|databases?|cohorts?|surveys?
 SOURCE_VERBS = (r"obtained|taken|drawn|retrieved|downloaded|extracted|collected|sourced|derived|sampled|selected|"
                 r"recruited|acquired|compiled|gathered|come|comes|came")
 
+# What a count of data counts ("4,000 images", "502,000 participants", "45,229 stars"), in any field.
+UNIT_NOUNS = (r"images|sentences|documents|samples|examples|questions|articles|reviews|tweets|videos|pairs|tokens|"
+              r"utterances|dialogues|recordings|instances|annotations|passages|queries|classes|categories|speakers|"
+              r"hours|words|clips|scenes|participants|patients|subjects|individuals|respondents|households|cases|"
+              r"records|observations|stars|galaxies|species|cells|genes|sequences|sites|stations|years")
+
 # Names and phrases that name no particular dataset.
 GENERIC_NAMES = frozenset(
     {"data", "dataset", "datasets", "data set", "data sets", "corpus", "corpora", "benchmark", "benchmarks",
