@@ -39,17 +39,18 @@ class NameDecision(BaseModel):
 
 
 class ClassifyDatasetNames(dspy.Signature):
-    """Find the datasets this paper trains or evaluates on, and any dataset it creates or releases.
-    Decide for each candidate, and for each other data collection the sentences name, what kind of
-    thing it is (a dataset, or a model, method, metric, task or other thing) and its role in the paper.
-    Copy each name as the paper writes it."""
+    """Find the datasets this paper uses (trains or evaluates on, analyses, or draws data from) and any dataset it
+    creates or releases: named bodies of data such as a corpus, benchmark, database, cohort, survey, catalogue or
+    archive. Decide for each candidate, and for each other data collection the sentences name, what kind of thing
+    it is (a dataset, or a model, method, metric, task or other thing: an instrument, software, organisation or
+    place) and its role in the paper. Copy each name as the paper writes it."""
 
     context: str = dspy.InputField(desc="tables and sentences of the paper about data and experiments, with page tags")
     candidates: list[str] = dspy.InputField(desc="name-shaped phrases found near data cues and in tables; "
                                                  "some are not datasets")
     names: list[NameDecision] = dspy.OutputField(
-        desc="role: created (the paper builds or releases it), used (trains or evaluates on it), "
-             "mentioned (only cited or discussed)")
+        desc="role: created (the paper builds or releases it), used (trains, evaluates, analyses or draws data "
+             "from it), mentioned (only cited or discussed)")
 
 
 class DescribeDataset(dspy.Signature):
