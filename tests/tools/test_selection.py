@@ -150,6 +150,8 @@ def test_a_dataset_the_model_names_in_a_plain_sentence_of_any_field_is_kept(sent
     ("We also release synthetic data for testing.", "synthetic data", False),
     ("Results on the full dataset follow.", "the full dataset", False),
     ("Our method beats the baselines on English-German.", "English-German", False),
+    ("Our students liked the course.", "students", False),  # a plain word the paper never writes as data
+    ("We collected posts from the reddit dataset.", "reddit", True),
 ])
 def test_a_lower_case_name_is_kept_when_its_words_say_which_data_it_is(sentence, name, kept):
     selection = select_datasets([Proposal(name)], sentence, cap=5, sentences=[sentence])

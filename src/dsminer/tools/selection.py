@@ -363,6 +363,8 @@ def _grounded_names(proposals: Sequence[Proposal], paper_text: str, sentences: S
         if problem is not None and problem[0] == "non_dataset" and data_support([proposal.name], sentences):
             problem = None  # a name of a known model or task that the paper writes as data ("the CNN dataset")
         name = clean_name(proposal.name, paper_text) if problem is None else None
+        if name is not None and re.fullmatch(r"[a-z]+", name) and not data_support([name], sentences):
+            name, problem = None, ("generic", "")  # a plain word ("students") the paper never writes as data
         if name is None:
             selection.dropped.append((proposal.name, problem[0] if problem else "not in the paper text or generic"))
             continue
