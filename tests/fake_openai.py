@@ -96,5 +96,5 @@ def scripted(body: dict) -> tuple[int, dict]:
         return 200, chat_reply(chat_fields(names=[{"name": "ReefCount-3k", "kind": "dataset", "role": "used"}]))
     if "data_fields" in prompt:
         return 200, chat_reply(chat_fields(content="underwater images", data_type="images", domain="ecology",
-                                           data_fields=["count"], role="used"))
+                                           data_fields=["count"]))
     return 200, chat_reply(chat_fields(title="Counting Fish", authors=["A. Author"], institutions=[], venue="", year="2020"))

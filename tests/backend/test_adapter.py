@@ -31,7 +31,7 @@ def test_each_call_sends_the_signatures_schema_as_response_format():
 
 
 @pytest.mark.parametrize("signature, fields", [
-    (DescribeDataset, {"content", "data_type", "domain", "data_fields", "role"}),
+    (DescribeDataset, {"content", "data_type", "domain", "data_fields"}),
     (ExtractPaperMetadata, {"title", "authors", "institutions", "venue", "year"}),
 ])
 def test_every_list_output_is_bounded(signature, fields):

@@ -26,7 +26,7 @@ def names(*found: str, kind: str = "dataset", role: str = "used") -> dict:
 
 
 def details(content: str = "Underwater images with fish counts", data_type: str = "images") -> dict:
-    return {"content": content, "data_type": data_type, "domain": "marine biology", "data_fields": ["fish count"], "role": "used"}
+    return {"content": content, "data_type": data_type, "domain": "marine biology", "data_fields": ["fish count"]}
 
 
 def judged(score: float, terms: tuple[str, ...] = ()) -> dict:

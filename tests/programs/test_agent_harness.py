@@ -19,7 +19,7 @@ def test_agent_metrics_and_step_spans_reach_mlflow(paper_pdf, tmp_path, monkeypa
                         agent={"memory_path": tmp_path / "memory.jsonl"})
     lm = DummyLM([{"names": [{"name": "ReefCount-3k", "kind": "dataset", "role": "used"}]},
                   {"names": [{"name": "KelpScenes", "kind": "dataset", "role": "used"}]}]
-                 + [{"content": "images", "data_type": "images", "domain": "marine", "data_fields": ["count"], "role": "used"}] * 2)
+                 + [{"content": "images", "data_type": "images", "domain": "marine", "data_fields": ["count"]}] * 2)
     corpus = [CorpusPaper(paper_pdf, PaperRefs(title="Learning to Count Reef Fish"))]
     outcome = run_condition(settings, corpus, build_program(settings), lm, {"model": "dummy", "kind": "local"})
 

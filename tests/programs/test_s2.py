@@ -26,8 +26,8 @@ SUPPLIED = PaperRefs(title="Learning to Count Reef Fish", authors=["Ada Lovelace
 BOTH = {"names": [{"name": "ReefCount-3k", "kind": "dataset", "role": "used"},
                   {"name": "KelpScenes", "kind": "dataset", "role": "used"}]}
 DETAILS = {"content": "Underwater images with fish counts", "data_type": "images", "domain": "marine biology",
-           "data_fields": ["fish count"], "role": "used"}
-EMPTY_DETAILS = {"content": "", "data_type": "", "domain": "", "data_fields": [], "role": "used"}
+           "data_fields": ["fish count"]}
+EMPTY_DETAILS = {"content": "", "data_type": "", "domain": "", "data_fields": []}
 
 
 def choose(tool: str, reason: str = "next") -> dict:

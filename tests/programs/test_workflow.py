@@ -11,7 +11,7 @@ METADATA = {"title": "Learning to Count Reef Fish", "authors": ["Ada Lovelace", 
 
 
 def details(content: str = "Underwater images with fish counts") -> dict:
-    return {"content": content, "data_type": "images", "domain": "marine biology", "data_fields": ["fish count"], "role": "used"}
+    return {"content": content, "data_type": "images", "domain": "marine biology", "data_fields": ["fish count"]}
 
 
 def names(*found: str, kind: str = "dataset", role: str = "used") -> dict:

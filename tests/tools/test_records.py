@@ -80,18 +80,3 @@ def test_url_names(url, name, expected):
     from dsminer.tools.records import url_names
 
     assert url_names(url, [name]) is expected
-
-
-@pytest.mark.parametrize("listed, described, sentence, role", [
-    ("used", "mentioned", "ShoalBase is cited for completeness.", "mentioned"),  # the dataset's own sentences win
-    ("used", None, "We use ShoalBase.", "used"),  # no described role: the names step's
-    ("created", "created", "We release ShoalBase, a catalogue of shoals.", "created"),
-    ("created", "created", "We use ShoalBase.", "used"),  # created only where the paper says it makes it
-    ("mentioned", "created", "ShoalBase is cited.", "mentioned"),
-    ("used", "created", "The ShoalBase data can be downloaded at https://example.org.", "created"),
-])
-def test_the_role_comes_from_the_datasets_own_sentences_and_created_needs_the_papers_word(listed, described, sentence,
-                                                                                          role):
-    from dsminer.tools.records import settled_role
-
-    assert settled_role(["ShoalBase"], listed, described, [sentence]) == role

@@ -97,8 +97,7 @@ def details_of(prediction: dspy.Prediction | None) -> DatasetDetails:
     """The description a detail step proposed; empty when it failed."""
     if prediction is None:
         return DatasetDetails()
-    return DatasetDetails(prediction.content, prediction.data_type, prediction.domain, prediction.data_fields or [],
-                          role=getattr(prediction, "role", None))
+    return DatasetDetails(prediction.content, prediction.data_type, prediction.domain, prediction.data_fields or [])
 
 
 def refs_of(prediction: dspy.Prediction | None, supplied: PaperRefs | None = None) -> PaperRefs:

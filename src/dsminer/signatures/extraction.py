@@ -54,8 +54,8 @@ class ClassifyDatasetNames(dspy.Signature):
 
 
 class DescribeDataset(dspy.Signature):
-    """Describe one dataset from what the paper says about it, and say what the paper does with it. Leave a
-    field empty when the paper does not say it."""
+    """Describe one dataset from what the paper says about it. Leave a field empty when the paper does
+    not say it."""
 
     dataset_name: str = dspy.InputField()
     evidence: str = dspy.InputField(desc="the paper's sentences and table lines that mention the dataset")
@@ -63,6 +63,3 @@ class DescribeDataset(dspy.Signature):
     data_type: str = dspy.OutputField(desc="kind of data, e.g. text, images, audio, tabular, graph")
     domain: str = dspy.OutputField(desc="subject area of the data")
     data_fields: list[str] = dspy.OutputField(desc="annotations, labels or columns the data has")
-    role: NameRole = dspy.OutputField(
-        desc="created: the paper builds or releases this data; used: it trains, evaluates, analyses or draws data "
-             "from it; mentioned: it only names or cites it")

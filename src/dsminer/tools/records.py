@@ -15,7 +15,6 @@ from dsminer.schema import DatasetDescribe, DatasetRecord, Evidence, PaperRefs, 
 from dsminer.tools.context import is_reference_only
 from dsminer.tools.links import links_for_name, match_paper_url, platform_for_url
 from dsminer.tools.pdf import ParsedPaper, find_mention
-from dsminer.tools.selection import ROLE_ORDER, supports_creation
 from dsminer.tools.text import find_urls
 
 MAX_QUOTE_CHARS = 500
@@ -31,7 +30,6 @@ class DatasetDetails:
     domain: str | None = None
     fields: list[str] = field(default_factory=list)
     link: str | None = None
-    role: str | None = None
 
 
 def clean_text(value: object) -> str | None:
@@ -139,7 +137,6 @@ def build_record(
     if mention is None and events is not None:
         events.emit("evidence_missing", paper=paper.file_name, step="details", dataset=name)
     link = resolve_link(paper, names, details.link, events, other_names)
-    role = settled_role(names, role, details.role, paper.body_sentences())
     return DatasetRecord(
         dataset_id=make_dataset_id(paper.file_name, name),
         name=name,
@@ -160,16 +157,6 @@ def build_record(
             quote=mention.text[:MAX_QUOTE_CHARS] if mention else None,
         ),
     )
-
-
-def settled_role(names: Sequence[str], listed: str | None, described: str | None, sentences: Sequence[str]) -> str | None:
-    """The dataset's role: the one the detail step gave from the dataset's own sentences (`described`), else the one
-    the names step gave (`listed`); `created` only where a clause naming the dataset says the paper makes or
-    releases it, else the names step's role if that is not `created`, else `used`."""
-    role = described if described in ROLE_ORDER else listed
-    if role == "created" and not any(supports_creation(name, sentences) for name in names):
-        return listed if listed in ROLE_ORDER and listed != "created" else "used"
-    return role
 
 
 def refs_from_metadata(
