@@ -56,12 +56,12 @@ def test_the_threshold_maximises_f1(probabilities, labels, threshold, f1):
 
 def test_the_selection_drops_a_name_with_weak_evidence_and_ranks_the_rest_by_its_probability():
     sentences = ["We evaluate on the OrcaSet benchmark.", "The OrcaSet test set is small.",
-                 "The WhaleBank corpus is used.", "Our students liked it."]
+                 "The WhaleBank corpus is used.", "Our Widgetron liked it."]
     weights = [0.0] * len(FEATURES)
     weights[FEATURES.index("data_sentences")] = 3.0
     model = EvidenceModel((0.0,) * len(FEATURES), (1.0,) * len(FEATURES), tuple(weights), -1.0, 0.5)
-    proposals = [Proposal("students"), Proposal("WhaleBank"), Proposal("OrcaSet")]
+    proposals = [Proposal("Widgetron"), Proposal("WhaleBank"), Proposal("OrcaSet")]
     selection = select_datasets(proposals, " ".join(sentences), 5, sentences, model)
     assert [d.name for d in selection.chosen] == ["OrcaSet", "WhaleBank"]
-    assert selection.dropped == [("students", "weak evidence (0.27)")]
-    assert selection.trust["OrcaSet"] > selection.trust["WhaleBank"] > selection.trust["students"]
+    assert selection.dropped == [("Widgetron", "weak evidence (0.27)")]
+    assert selection.trust["OrcaSet"] > selection.trust["WhaleBank"] > selection.trust["Widgetron"]
