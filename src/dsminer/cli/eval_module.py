@@ -178,16 +178,16 @@ def fit_selection(
         from dsminer.tools.evidence_model import fit_evidence_model
 
         corpora = [read_corpus(spec) for spec in gold]
-        examples = []
+        examples, models = [], set()
         for ref in runs:
             run = load_run(ref, tracking_uri)
+            models.add(str(run.manifest.get("model")))
             answers = recorded_answers(run.events)
             examples += [example for _, papers in corpora for example in evidence_examples(papers, answers)]
         base = program or bundled_program_path()
         if base is None:
             raise ConfigError("no base program: pass --program")
-        about = {"runs": runs, "gold": gold, "models": sorted({str(load_run(ref, tracking_uri).manifest.get("model"))
-                                                                for ref in runs})}
+        about = {"runs": runs, "gold": gold, "models": sorted(models)}
         try:
             model = fit_evidence_model(examples, about=about)
         except ValueError as exc:
