@@ -48,6 +48,12 @@ class GoldPaper:
     datasets: list[GoldDataset]
     material_mentions: dict[str, int] = field(default_factory=dict)
 
+    def used_recalled(self, found: set[str]) -> tuple[int, int]:
+        """Of the datasets the paper uses or creates, how many there are and how many of them `found` (gold names)
+        holds."""
+        used = [dataset for dataset in self.datasets if dataset.is_used]
+        return len(used), sum(dataset.name in found for dataset in used)
+
     def mention_keys(self) -> set[str]:
         """Normalised material mentions: names that count as supported rather than wrong."""
         return {key for key in map(normalize_name, self.material_mentions) if key}
@@ -232,9 +238,8 @@ def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) ->
         mark, hits = judge(record, paper)
         if mark == "correct":
             correct += 1
-            roles = {dataset.role for dataset in hits if dataset.role}
-            role_checked += bool(roles)
-            role_correct += bool(roles) and record.role in roles
+            checked, right = role_verdict(record.role, hits)
+            role_checked, role_correct = role_checked + checked, role_correct + right
             repeats += all(dataset.name in found for dataset in hits)
             found.update(dataset.name for dataset in hits)
             urls = [url for dataset in hits for url in dataset.urls]
@@ -246,18 +251,25 @@ def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) ->
         else:
             wrong.append(record.name)
     missed = [dataset.name for dataset in paper.datasets if dataset.name not in found]
-    used = [dataset for dataset in paper.datasets if dataset.is_used]
+    used_gold, used_recalled = paper.used_recalled(found)
     return {
         "file": paper.file, "title": paper.title or "", "status": status,
         "gold": len(paper.datasets), "records": len(names), "correct": correct, "supported": supported,
         "repeats": repeats, "wrong": len(wrong), "recalled": len(paper.datasets) - len(missed),
         "recall": _share(len(paper.datasets) - len(missed), len(paper.datasets)),
         "precision_strict": _share(correct, len(names)), "precision_lenient": _share(correct + supported, len(names)),
-        "used_gold": len(used), "used_recalled": sum(dataset.name in found for dataset in used),
+        "used_gold": used_gold, "used_recalled": used_recalled,
         "role_checked": role_checked, "role_correct": role_correct,
         "link_checked": link_checked, "link_correct": link_correct,
         "missed": "; ".join(missed), "wrong_names": "; ".join(sorted(wrong)),
     }
+
+
+def role_verdict(role: str | None, hits: Sequence[GoldDataset]) -> tuple[bool, bool]:
+    """Whether a correct prediction's role can be checked (a gold dataset it matches has a role) and is right (one of
+    them has `role`)."""
+    roles = {dataset.role for dataset in hits if dataset.role}
+    return bool(roles), bool(roles) and role in roles
 
 
 def judge(record: DatasetRecord, paper: GoldPaper) -> tuple[str, list[GoldDataset]]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import dspy
 
 from dsminer.evaluation.errors import mentions_any, name_tokens
-from dsminer.evaluation.gold import GoldDataset, GoldPaper, judge_keys, name_keys
+from dsminer.evaluation.gold import GoldDataset, GoldPaper, judge_keys, name_keys, role_verdict
 from dsminer.evaluation.sentence_gold import SentenceExample, micro_scores, score_names
 from dsminer.programs.steps import STEP_TOKENS, names_inputs, proposals_of
 from dsminer.signatures import ClassifyDatasetNames
@@ -174,12 +174,12 @@ def score_answers(papers: Sequence[tuple[ParsedPaper, GoldPaper]], answers: dict
             counts["records"] += 1
             counts["correct"] += mark == "correct"
             found.update(hit.name for hit in hits)
-            roles = {hit.role for hit in hits if hit.role}
-            counts["role_checked"] += bool(roles)
-            counts["role_correct"] += bool(roles) and dataset.role in roles
-        used = [dataset for dataset in gold.datasets if dataset.is_used]
-        counts["used_gold"] += len(used)
-        counts["used_recalled"] += sum(dataset.name in found for dataset in used)
+            checked, right = role_verdict(dataset.role, hits)
+            counts["role_checked"] += checked
+            counts["role_correct"] += right
+        used_gold, used_recalled = gold.used_recalled(found)
+        counts["used_gold"] += used_gold
+        counts["used_recalled"] += used_recalled
     share = (lambda part, whole: round(counts[part] / counts[whole], 4) if counts[whole] else 0.0)
     return {"papers": counts["papers"], "records": counts["records"], "precision": share("correct", "records"),
             "recall_used": share("used_recalled", "used_gold"), "role_accuracy": share("role_correct", "role_checked")}
