@@ -18,6 +18,7 @@ CUED = "We evaluate our model on the ABC-10 dataset, which contains 10,000 image
         ("Data are available at https://example.org/qrs.", "Data are shown in the figure below."),
         (CUED, "12.1 13.4 15.6 17.2 18.0 dataset 19.9 20.3 21.7 22.8"),
         ("We train on the ABC-10 training set.", "We train."),
+        ("We flagged the stars in the XYZ eclipsing binary catalog.", "We flagged the stars in the XYZ binary plot."),
     ],
 )
 def test_cues_rank_dataset_sentences_higher(better: str, worse: str) -> None:

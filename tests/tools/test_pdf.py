@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from dsminer.errors import PdfReadError
@@ -15,6 +16,7 @@ from dsminer.tools.pdf import (
     Sentence,
     find_mention,
     first_pages_text,
+    line_number_words,
     parse_pdf,
     select_dataset_sentences,
 )
@@ -169,3 +171,32 @@ def test_annotation_uris_are_cleaned_and_non_web_links_skipped(make_pdf: Callabl
     )
     links = parse_pdf(path).links
     assert links == [PaperLink("https://example.org/corpus/", 1, "project page", "annotation")]
+
+
+def _numbered_page_pdf(path: Path, numbers: Callable[[int], str], first_line: str) -> Path:
+    """One page of 30 text lines with a number in the left margin of each, as a review copy prints them."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    lines = [first_line] + [f"Line {i} of the methods text, with no dataset in it." for i in range(1, 30)]
+    for i, line in enumerate(lines):
+        y = 60 + i * 22
+        page.insert_text((30, y), numbers(i), fontsize=8)
+        page.insert_text((72, y), line, fontsize=10)
+    doc.save(path)
+    return path
+
+
+def test_line_numbers_in_the_margin_are_left_out(tmp_path: Path) -> None:
+    path = _numbered_page_pdf(tmp_path / "review.pdf", lambda i: str(101 + i),
+                              "The stars come from the Kepler Input Catalog and the eclipsing binary catalog.")
+    text = parse_pdf(path).text
+    assert "Kepler Input Catalog" in text
+    assert not any(str(101 + i) in text.split() for i in range(30))
+
+
+def test_a_column_of_numbers_that_does_not_count_lines_stays(tmp_path: Path) -> None:
+    ticks = _numbered_page_pdf(tmp_path / "ticks.pdf", lambda i: str(300 - 10 * i), "An axis of a figure.")
+    assert "300" in parse_pdf(ticks).text.split()
+    words = [(30.0, 60.0 + 12 * i, 40.0, 68.0 + 12 * i, str(i + 1), 0, i, 0) for i in range(9)]
+    assert line_number_words(words, page_height=792.0) == set()  # a table's row numbers: a short column
+    assert line_number_words(words, page_height=200.0) == set(range(9))

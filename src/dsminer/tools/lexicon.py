@@ -12,7 +12,7 @@ import re
 
 # The nouns that call a body of data data, in any field ("the X dataset", "the X cohort", "the X reanalysis").
 DATA_NOUN_WORDS = (r"data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|collections?|databases?|data ?bases?|"
-                   r"cohorts?|surveys?|registr(?:y|ies)|reanalys[ie]s|archives?|catalogu?es?|atlas(?:es)?|"
+                   r"cohorts?|surveys?|registr(?:y|ies)|reanalys[ie]s|archives?|catalog(?:ue)?s?|atlas(?:es)?|"
                    r"census(?:es)?|data releases?|repositor(?:y|ies)|microdata")
 # As a group to join into other patterns, case-blind whatever their own flags.
 DATA_NOUN_GROUP = rf"(?i:{DATA_NOUN_WORDS})"
@@ -20,7 +20,7 @@ DATA_NOUN = re.compile(rf"\b(?:{DATA_NOUN_WORDS})\b", re.I)
 # A data noun ending a name: the bare name before it is how the paper often writes it ("X cohort" and "X").
 DATA_NOUN_END = re.compile(rf"\s+{DATA_NOUN_GROUP}$")
 # The data nouns that can head a list of names ("the datasets: A, B and C", "corpora such as X").
-LIST_NOUN_WORDS = r"data ?sets?|corpora|benchmarks?|databases?|cohorts?|surveys?|catalogu?es?|archives?"
+LIST_NOUN_WORDS = r"data ?sets?|corpora|benchmarks?|databases?|cohorts?|surveys?|catalog(?:ue)?s?|archives?"
 # Verbs that say data was taken from a named source ("drawn from X", "retrieved from the X database").
 SOURCE_VERBS = (r"obtained|taken|drawn|retrieved|downloaded|extracted|collected|sourced|derived|sampled|selected|"
                 r"recruited|acquired|compiled|gathered|come|comes|came")

@@ -46,6 +46,8 @@ _MAX_SENTENCE_CHARS = 400
 _MAX_TOTAL_CHARS = 6000  # about 1,500 tokens of sentences
 _SECTION_BONUS = 2.0
 _ANCHOR_PUNCTUATION = " .,;:()[]\"'"
+_LINE_NUMBER = re.compile(r"[0-9]{1,4}")
+_MIN_LINE_NUMBERS = 8
 _URI_SCHEMES = ("http://", "https://", "ftp://", "www.")
 _BLOCK_START = r"(?:\A|\n[ \t]*\n)[ \t]*"
 _REFERENCES_HEADING = re.compile(
@@ -139,10 +141,43 @@ def _open(path: Path) -> pymupdf.Document:
     return doc
 
 
+def line_number_words(words: Sequence[tuple], page_height: float) -> set[int]:
+    """The indexes of the words that number a page's lines (a review or preprint copy): a column of at least
+    `_MIN_LINE_NUMBERS` bare integers aligned on one edge over much of the page's height, always growing down the
+    page, mostly one by one. A figure's axis ticks and a table's row numbers are aligned too, but they do not
+    count the page's lines."""
+    columns: dict[tuple[str, int], list[int]] = {}
+    for index, word in enumerate(words):
+        if _LINE_NUMBER.fullmatch(word[4]):
+            columns.setdefault(("right", round(word[2] / 3)), []).append(index)
+            columns.setdefault(("left", round(word[0] / 3)), []).append(index)
+    found: set[int] = set()
+    for members in columns.values():
+        if len(members) < _MIN_LINE_NUMBERS:
+            continue
+        ordered = sorted(members, key=lambda i: words[i][1])
+        if words[ordered[-1]][3] - words[ordered[0]][1] < 0.4 * page_height:
+            continue
+        values = [int(words[i][4]) for i in ordered]
+        steps = [b - a for a, b in zip(values, values[1:])]
+        if min(steps) >= 1 and sum(step <= 2 for step in steps) >= 0.8 * len(steps):
+            found.update(ordered)
+    return found
+
+
 def _page_text(page: pymupdf.Page) -> str:
-    """The page's text blocks, separated by blank lines."""
-    blocks = page.get_text("blocks", flags=_TEXT_FLAGS)
-    return "\n\n".join(block[4].strip() for block in blocks if block[6] == 0)
+    """The page's text blocks, separated by blank lines; a column of line numbers is left out."""
+    words = page.get_text("words", flags=_TEXT_FLAGS)
+    numbers = line_number_words(words, page.rect.height)
+    if not numbers:
+        blocks = page.get_text("blocks", flags=_TEXT_FLAGS)
+        return "\n\n".join(block[4].strip() for block in blocks if block[6] == 0)
+    lines: dict[int, dict[int, list[str]]] = {}
+    for index, word in enumerate(words):
+        if index not in numbers:
+            lines.setdefault(word[5], {}).setdefault(word[6], []).append(word[4])
+    return "\n\n".join("\n".join(" ".join(line) for _, line in sorted(block.items()))
+                       for _, block in sorted(lines.items()))
 
 
 def _anchor_text(words: list[tuple], rect: pymupdf.Rect) -> str:
