@@ -7,7 +7,15 @@ import json
 import pytest
 
 from dsminer.errors import DsminerError, GoldFileError
-from dsminer.evaluation.gold import GoldDataset, GoldPaper, format_scores, link_matches, load_gold, score_run
+from dsminer.evaluation.gold import (
+    GoldDataset,
+    GoldPaper,
+    defined_abbreviations,
+    format_scores,
+    link_matches,
+    load_gold,
+    score_run,
+)
 from dsminer.evaluation.runs import load_run
 from dsminer.schema import normalize_name
 
@@ -81,6 +89,21 @@ def test_missing_or_empty_gold_file(tmp_path):
 def test_names_match_gold_after_normalisation_and_aliases(name, matches):
     dataset = GoldDataset("Penn Treebank", aliases=("PTB",))
     assert (normalize_name(name) in dataset.keys()) is matches
+
+
+@pytest.mark.parametrize(("name", "matches"), [
+    ("QRS", True),
+    ("the Quebec Rail Survey (QRS) trip records", True),
+    ("Quebec Rail Survey", False),
+])
+def test_an_abbreviation_the_gold_name_defines_matches(name, matches):
+    dataset = GoldDataset("Quebec Rail Survey (QRS) trip records")
+    assert (normalize_name(name) in dataset.keys()) is matches
+
+
+def test_only_abbreviation_shaped_parentheses_define_one():
+    assert defined_abbreviations("Star periods (M14) (MA-DPH) (Ensembl 104) (R package) (ScPCA) (x)") == [
+        "M14", "MA-DPH", "ScPCA"]
 
 
 @pytest.mark.parametrize(("link", "expected"), [

@@ -17,6 +17,7 @@ from dsminer.schema import DatasetRecord, normalize_name
 
 logger = logging.getLogger(__name__)
 ROLES = ("used", "created", "mentioned")
+_PARENTHESISED = re.compile(r"\(([A-Za-z][A-Za-z0-9-]*[A-Za-z0-9])\)")
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,9 @@ class GoldDataset:
         return self.role != "mentioned"
 
     def keys(self) -> set[str]:
-        """The normalised names a record may carry to match this dataset."""
-        return name_keys(self.name, self.aliases)
+        """The normalised names a record may carry to match this dataset: its name, its aliases and the
+        abbreviation its name defines ("Change Healthcare (CHNG) claims data" goes by "CHNG" too)."""
+        return name_keys(self.name, (*self.aliases, *defined_abbreviations(self.name)))
 
 
 @dataclass
@@ -57,6 +59,14 @@ class GoldPaper:
     def mention_keys(self) -> set[str]:
         """Normalised material mentions: names that count as supported rather than wrong."""
         return {key for key in map(normalize_name, self.material_mentions) if key}
+
+
+def defined_abbreviations(name: str) -> list[str]:
+    """The abbreviations a gold name defines in parentheses: one token of letters, digits and hyphens with at
+    least two capitals or a capital and a digit ("(MA-DPH)", "(M14)", "(ScPCA)"; not "(Ensembl 104)")."""
+    tokens = _PARENTHESISED.findall(name)
+    return [token for token in tokens if sum(c.isupper() for c in token) >= 2
+            or (any(c.isupper() for c in token) and any(c.isdigit() for c in token))]
 
 
 def load_gold(path: Path | str) -> list[GoldPaper]:
