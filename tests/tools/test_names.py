@@ -113,7 +113,8 @@ def test_footnote_digit_on_upper_case_names(raw, text, expected):
     ("AG\u2019s", "fragment"), ("LLMs", "non_dataset"), ("BERT", "non_dataset"),
     ("accuracy", "non_dataset"), ("Vietnamese", "language"), (" english ", "language"),
     ("Vietnamese Treebank", None), ("GitHub", "platform"), ("Hugging Face", "platform"),
-        ("English-German", "language"), ("En-De", "language"), ("Penn Treebank", None), ("WMT 2014", None), ("SemEval-2017", None), ("CoNLL 2003", None), ("reddit", None),
+    ("English-German", "language"), ("En-De", "language"), ("Penn Treebank", None), ("WMT 2014", None),
+    ("SemEval-2017", None), ("CoNLL 2003", None), ("reddit", None),
 ])
 def test_name_problem(name, code):
     from dsminer.tools.names import name_problem
@@ -152,6 +153,19 @@ def test_written_as_model(text, code):
 
 
 @pytest.mark.parametrize("name, text, code", [
+    ("ECG", "We train on the Owl-XL ECG dataset of 21,000 recordings.", "data_kind"),
+    ("scRNA-seq", "Samples were profiled with scRNA-seq.", "data_kind"),
+    ("EEG", "We release our EEG dataset on OSF.", None),
+    ("Owl-XL", "We train on the Owl-XL ECG dataset of 21,000 recordings.", None),
+])
+def test_a_kind_of_data_is_not_a_dataset_unless_it_is_the_only_name_of_one(name, text, code):
+    from dsminer.tools.names import problem_in_text
+
+    found = problem_in_text(name, text)
+    assert (found[0] if found else None) == code
+
+
+@pytest.mark.parametrize("name, text, code", [
     ("Marlow", "We use the polarity dataset from Marlow and Finch (2005).", "author"),
     ("Marlow", "the subjectivity dataset (Marlow and Finch, 2004)", "author"),
     ("Marlow", "Marlow et al. collected the reviews.", "author"),
@@ -162,6 +176,9 @@ def test_written_as_model(text, code):
     ("Reefset", "trained on Kelp and Reefset (2015 release)", None),
     ("Reefset", "We evaluate on the Reefset 2015 dataset and the Kelp corpus.", None),
     ("Marlow Finch", "Marlow Finch et al. wrote it.", None),
+    ("Okoye", "the chronogram store (Marlow, Okoye, & Finch, 2006) holds 4k studies", "author"),
+    ("Okoye", "the benchmarks (Marlow, Okoye, Kelp, and Finch 2019)", "author"),
+    ("Reefset", "trained on (Kelp, Reefset, and Coral 2015 releases)", None),
 ])
 def test_written_as_author(name, text, code):
     from dsminer.tools.names import written_as_author

@@ -79,6 +79,14 @@ PLATFORMS = frozenset(
     "harvarddataverse arxiv biorxiv medrxiv paperswithcode amazonmechanicalturk mechanicalturk mturk prolific "
     "qualtrics googlescholar".split()
 )
+# Kinds of data and measurement, in any field: what a dataset holds ("RNA-seq", "ECG", "fMRI", "LiDAR"), never
+# which dataset it is. Normalised keys (lower case, letters and digits only).
+DATA_KINDS = frozenset(
+    "rnaseq scrnaseq snrnaseq chipseq atacseq wgs wes dna rna mrna 16s 16srrna proteomics metagenomics "
+    "ecg ekg eeg meg emg mri fmri dti ct pet spect xray ultrasound mammography histology "
+    "gps lidar radar sonar rgb rgbd imu "
+    "timeseries pointcloud pointclouds ehr emr".split()
+)
 # Languages, which name a dataset's part ("English X") or a translation direction, not a dataset.
 LANGUAGES = ("English", "Chinese", "German", "French", "Spanish", "Italian", "Portuguese", "Dutch", "Russian", "Czech",
              "Arabic", "Japanese", "Korean", "Hindi", "Turkish", "Finnish", "Swedish", "Romanian", "Vietnamese",

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 
 from dsminer.schema import normalize_name
 from dsminer.tools.lexicon import (
+    DATA_KINDS,
     DATA_NOUN_END,
+    DATA_NOUN_GROUP,
     DATA_NOUN_WORDS,
     GENERIC_MODIFIERS,
     GENERIC_NAMES,
@@ -318,7 +320,7 @@ def written_as_model(name: str, text: str) -> tuple[str, str] | None:
 
 def written_as_author(name: str, text: str) -> tuple[str, str] | None:
     """Why the one-word `name` is an author's surname: the text cites it ("X et al.", "X and Y (2005)", "Y and X,
-    2005", "(A, B, and X 2015)"). A dataset's name is not followed by "et al." nor by a co-author and a year."""
+    2005", "(A, B, and X 2015)", "(A, X, & B, 2006)"). A dataset's name is not followed by "et al." nor by a co-author and a year."""
     word = name.strip()
     if " " in word or not word:
         return None
@@ -327,16 +329,31 @@ def written_as_author(name: str, text: str) -> tuple[str, str] | None:
              rf"(?:,|\band|&)\s+{w},?\s+{_YEAR}\s*[;)]"]
     if re.fullmatch(_SURNAME, word):
         cited.append(rf"\b{_SURNAME}\s+(?:and|&)\s+{w}{_CITED_YEAR}")  # the second of two authors
+        # one of three or more, not the last: "(Hedges, X, & Kumar, 2006)", "(Lee, X, Kim, and Park 2019)"
+        cited.append(rf"[(;]\s*(?:{_SURNAME},\s+)+{w},\s+(?:{_SURNAME},\s+)*(?:(?:and|&)\s+)?{_SURNAME},?\s+"
+                     rf"{_YEAR}\s*[;)]")
     if re.search("|".join(cited), text):
         return "author", f"{name!r} is cited as an author, not a dataset"
     return None
 
 
+def written_as_data_kind(name: str, text: str) -> tuple[str, str] | None:
+    """Why `name` is a kind of data ("RNA-seq", "ECG", "fMRI"), not a dataset: it is one, and the text never makes
+    it the only name of a dataset ("the EEG dataset", "our ECG database"; "the X ECG dataset" names X)."""
+    if re.sub(r"[^0-9a-z]+", "", name.casefold()) not in DATA_KINDS:
+        return None
+    pattern = name_pattern(name.strip())
+    alone = pattern and rf"\b(?:the|our|this|their|a|an|new)\s+(?:{pattern.pattern})\s+{DATA_NOUN_GROUP}"
+    if alone and re.search(alone, text, re.I):
+        return None
+    return "data_kind", f"{name!r} is a kind of data or measurement, not a dataset"
+
+
 def problem_in_text(name: str, text: str) -> tuple[str, str] | None:
     """Why `name` is not a dataset, by its shape (`name_problem`) or by how `text` writes it: an acronym defined as
-    a model, method or task, a model's name, a cited surname. None when nothing speaks against it."""
+    a model, method or task, a model's name, a cited surname, a kind of data. None when nothing speaks against it."""
     return (name_problem(name) or defined_as_non_dataset(name, text) or written_as_model(name, text)
-            or written_as_author(name, text))
+            or written_as_author(name, text) or written_as_data_kind(name, text))
 
 
 def looks_like_non_dataset(name: str) -> str | None:
