@@ -125,18 +125,27 @@ def test_an_auth_error_stops_the_run_at_once(corpus, run_in):
     assert papers()["b.pdf"]["status"] == "failed" and "c.pdf" not in papers()
 
 
-def test_a_malformed_body_is_retried_once_then_the_step_fails_and_the_paper_is_partial(corpus, run_in):
+def test_a_malformed_body_is_retried_once_then_the_step_fails(corpus, run_in):
     once = [scripted] * CALLS_PER_PAPER + [malformed] + [scripted] * 20
     with FakeOpenAI(once) as fake:
         assert run_in(corpus, fake).exit_code == 0
     assert papers()["b.pdf"]["status"] == "ok" and papers()["b.pdf"]["answer_retries"] == 1
 
-    twice = [scripted] * CALLS_PER_PAPER + [scripted, malformed, malformed] + [scripted] * 20
-    with FakeOpenAI(twice) as fake:
+    # the metadata step of b.pdf fails: its records are kept and it is partial
+    metadata = [scripted] * CALLS_PER_PAPER + [malformed, malformed] + [scripted] * 20
+    with FakeOpenAI(metadata) as fake:
         result = run_in(corpus, fake, "--out", "second")
     assert result.exit_code == 0 and "(1 partial, 0 failed)" in result.output
     row = papers(Path("second"))["b.pdf"]
-    assert row["status"] == "partial" and row["reason"] == "failed steps: names"
+    assert row["status"] == "partial" and row["reason"] == "failed steps: metadata" and row["records"] == 1
+
+    # its names step fails: it has nothing, so it failed, and a resume processes it again
+    names = [scripted] * CALLS_PER_PAPER + [scripted, malformed, malformed] + [scripted] * 20
+    with FakeOpenAI(names) as fake:
+        result = run_in(corpus, fake, "--out", "third")
+    assert result.exit_code == 2 and "(0 partial, 1 failed)" in result.output
+    row = papers(Path("third"))["b.pdf"]
+    assert row["status"] == "failed" and row["reason"].startswith("the names step got no usable answer: ")
 
 
 def test_an_unexpected_error_in_one_paper_does_not_end_the_run(corpus, run_in, monkeypatch):

@@ -8,7 +8,9 @@ Each kind of failure has its own bound, counted apart from an agent's quality re
   with the reason (`EndpointError`). An authentication, billing or configuration error is not retried: it
   stops the run.
 - **Malformed answers**: a reply body that is not JSON, or an answer the adapter cannot parse. Retried once
-  (event `answer_retry`); then the step fails (`StepFailure`) and the paper is written `partial`.
+  (event `answer_retry`); then the step fails (`StepFailure`). A paper whose names step never answered has
+  produced nothing: it is written `failed` with the reason, and a resume processes it again; a paper with
+  another failed step keeps its records and is written `partial`.
 - **The paper's time limit** (`paper_timeout_s`): checked before every call and every retry; past it the paper
   fails (`PaperTimeout`). One call is bounded by `backend.request_timeout_s`, so a hung server holds a paper
   at most the limit plus one request timeout. Parsing is bounded by the same limit: a parse still running at it
@@ -88,6 +90,8 @@ class PaperGuard:
     endpoint_retries: int = 0
     answer_retries: int = 0
     failed_steps: list[str] = field(default_factory=list)
+    answered_steps: set[str] = field(default_factory=set)
+    failures: dict[str, BaseException] = field(default_factory=dict)  # the last fault of each failed step
 
     def time_left(self, step: str) -> float | None:
         """Seconds left before the time limit (None without one); past it, `PaperTimeout`."""
@@ -104,7 +108,9 @@ class PaperGuard:
         while True:
             self.time_left(step)
             try:
-                return attempt()
+                answer = attempt()
+                self.answered_steps.add(step)
+                return answer
             except FATAL_FAULTS as exc:
                 raise EndpointError(f"endpoint refused the call at step {step}: {describe(exc)}", fatal=True) from exc
             except TRANSIENT_FAULTS as exc:
@@ -133,8 +139,14 @@ class PaperGuard:
         left = self.time_left("retry")
         return min(wait, left) if left is not None else wait
 
+    def unanswered(self, step: str) -> BaseException | None:
+        """The last fault of `step` when it failed every time it was called on this paper (None when it answered
+        once, or was not called)."""
+        return self.failures.get(step) if step not in self.answered_steps else None
+
     def _fail(self, step: str, kind: str, exc: BaseException) -> None:
         self.failed_steps.append(step)
+        self.failures[step] = exc
         raise StepFailure(kind, describe(exc)) from exc
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import dspy
 import mlflow
+from dspy.utils.exceptions import LMProviderError
 
 from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
@@ -31,6 +32,7 @@ from dsminer.schema import DatasetRecord
 from dsminer.run.usage import Usage, UsageMeter
 
 log = logging.getLogger(__name__)
+ESSENTIAL_STEP = "names"  # the step without whose answer a paper has nothing
 # writes a paper's records and status line (one unit), returns how many records it wrote
 Commit = Callable[[list[DatasetRecord], dict[str, Any]], int]
 
@@ -237,9 +239,9 @@ def process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module,
     """Process one paper and `commit` its records and status line; return the outcome: ok, partial, failed, or
     endpoint_failed (failed by the endpoint).
 
-    A paper whose steps all answered is `ok`; one with a failed step keeps its records and is `partial`;
-    an endpoint that stays down, the time limit, an unreadable PDF or an unexpected error make it `failed`
-    with the reason (a resume processes it again). A fatal endpoint error is raised after the paper is
+    A paper whose steps all answered is `ok`; one with a failed step keeps its records and is `partial`. A names
+    step that never answered (the paper has nothing), an endpoint that stays down, the time limit, an unreadable
+    PDF or an unexpected error make it `failed` with the reason (a resume processes it again). A fatal endpoint error is raised after the paper is
     committed, since no later paper can succeed either. `trace_metadata` goes on the paper's trace."""
     name = paper.path.name
     meter = UsageMeter(lm)
@@ -275,6 +277,11 @@ def process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module,
             log.exception("%s: unexpected error", name)
             failed(f"unexpected error: {describe(exc)}")
             return "failed"
+        lost = guard.unanswered(ESSENTIAL_STEP)
+        if lost is not None:
+            failed(f"the {ESSENTIAL_STEP} step got no usable answer: {describe(lost)}")
+            # a reply that is not an answer at all (a proxy's error page) is the endpoint failing
+            return "endpoint_failed" if isinstance(lost, LMProviderError) else "failed"
         status = "partial" if guard.failed_steps else "ok"
         reason = f"failed steps: {', '.join(guard.failed_steps)}" if guard.failed_steps else None
         used = meter.take()
