@@ -214,3 +214,16 @@ def test_traces_are_written_by_one_thread_unless_the_user_sets_otherwise(tmp_pat
     monkeypatch.setenv(writers.name, "4")
     tracking.write_traces_in_one_thread()
     assert writers.get() == 4
+
+
+def test_an_experiment_with_a_gold_that_fits_no_paper_stops_before_any_model_call(tmp_path, corpus, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"file": "z.pdf", "title": "Zeta", "datasets": ["ReefCount-3k"]}) + "\n")
+    with FakeOpenAI(default=scripted) as fake:
+        result = invoke("experiment", str(corpus), "--conditions", "s0", "--api-base", fake.api_base, "--model",
+                        "fake-model", "--out", "exp", "--tracking-uri", f"sqlite:///{tmp_path}/mlflow.db",
+                        "--gold", str(gold), "--no-progress")
+        calls = len(fake.requests)
+    assert_one_line_error(result, "no paper of the corpus")
+    assert calls == 0

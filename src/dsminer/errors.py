@@ -60,6 +60,10 @@ class GoldFileError(FileLineError):
     """A malformed line in a gold-standard file."""
 
 
+class GoldMismatchError(DsminerError):
+    """A gold file that holds none of the papers of a run or corpus."""
+
+
 class RunNotFoundError(DsminerError):
     """A run id or run directory that names no run."""
 

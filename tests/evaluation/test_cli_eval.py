@@ -114,6 +114,15 @@ def test_malformed_gold_line_is_named(app, run_dirs, tmp_path):
     assert _one_line_error(result).startswith("error: bad.jsonl, line 2: not valid JSON")
 
 
+def test_a_gold_that_holds_no_paper_of_the_run_is_one_line(app, run_dirs, tmp_path):
+    gold = tmp_path / "other.jsonl"
+    gold.write_text(json.dumps({"file": "z.pdf", "title": "Zeta", "datasets": ["MNIST"]}) + "\n", encoding="utf-8")
+    for command in (["evaluate", str(run_dirs[0])], ["compare", str(run_dirs[0]), str(run_dirs[1])]):
+        result = runner.invoke(app, [*command, "--gold", str(gold), "--no-log"])
+        assert _one_line_error(result) == (
+            "error: no paper of run s0 is in the gold: run s0 has 2 (e.g. a.pdf), the gold 1 (e.g. z.pdf)")
+
+
 def test_evaluate_directory_writes_scores(app, run_dirs, gold_file, tmp_path):
     out = tmp_path / "eval"
     result = runner.invoke(app, ["evaluate", str(run_dirs[0]), "--gold", str(gold_file), "--out", str(out)])

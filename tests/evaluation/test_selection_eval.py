@@ -110,3 +110,15 @@ def test_fit_selection_without_enough_examples_is_one_line(tmp_path, write_run, 
                                               "raw": [{"name": "ReefWatch", "kind": "dataset", "role": "used"}]}])
     result = invoke("fit-selection", "--run", str(run), "--gold", str(corpus), "--out", str(tmp_path / "p.json"))
     assert result.exit_code == 1 and "too few examples" in result.output
+
+
+def test_a_run_without_answers_for_the_gold_papers_is_one_line(tmp_path, write_run, corpus):
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    answer = {"kind": "result", "step": "names", "raw": [{"name": "ReefWatch", "kind": "dataset", "role": "used"}]}
+    other = write_run("s0-other", [], events=[{**answer, "paper": "other.pdf"}])
+    silent = write_run("s0-silent", [], events=[])
+    for run, message in ((other, "no paper of run"), (silent, "recorded no names answers")):
+        for args in (["eval-module", "selection", "--gold", str(corpus), "--run", str(run), "--tracking-uri", uri],
+                     ["fit-selection", "--run", str(run), "--gold", str(corpus), "--out", str(tmp_path / "p.json")]):
+            result = invoke(*args)
+            assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output, args

@@ -97,12 +97,18 @@ def read_corpus(spec: str) -> tuple[str, list[tuple[ParsedPaper, GoldPaper]]]:
 def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, run: str | None) -> dict[str, float]:
     import mlflow
 
+    from dsminer.errors import GoldMismatchError
+    from dsminer.evaluation.gold import check_gold_fits
     from dsminer.evaluation.module_eval import recorded_answers, score_answers, score_selection
     from dsminer.evaluation.runs import load_run
     from dsminer.run import tracking
 
     answers = recorded_answers(load_run(run, settings.tracking_uri).events) if run else None
+    if answers is not None and not answers:
+        raise GoldMismatchError(f"run {run} recorded no names answers (its events.jsonl has no names result)")
     corpora = [read_corpus(spec) for spec in specs]
+    if answers is not None:
+        check_gold_fits(list(answers), [gold for _, papers in corpora for _, gold in papers], f"run {run}")
     cap = settings.max_records_per_paper
     scores = {label: score_selection(papers, cap, settings.context_sentences) for label, papers in corpora}
     metrics = {f"{label}.{key}": float(value) for label, score in scores.items() for key, value in score.metrics().items()}
@@ -120,6 +126,8 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps({"metrics": metrics, "dropped": drops}, indent=1), encoding="utf-8")
     return metrics
+
+
 def run_candidate_eval(settings: Settings, path: Path, n: int, excluded: set[str]) -> dict[str, float]:
     import mlflow
 
@@ -172,6 +180,8 @@ def fit_selection(
     program file with its cross-validated dev scores. Fit it on runs of the model it is for: `run --program FILE`
     then uses it for that model's answers."""
     with user_errors():
+        from dsminer.errors import GoldMismatchError
+        from dsminer.evaluation.gold import check_gold_fits
         from dsminer.evaluation.module_eval import evidence_examples, recorded_answers
         from dsminer.evaluation.runs import load_run
         from dsminer.programs.compiled import bundled_program_path, save_evidence_model
@@ -183,6 +193,9 @@ def fit_selection(
             run = load_run(ref, tracking_uri)
             models.add(str(run.manifest.get("model")))
             answers = recorded_answers(run.events)
+            if not answers:
+                raise GoldMismatchError(f"run {ref} recorded no names answers (its events.jsonl has no names result)")
+            check_gold_fits(list(answers), [paper for _, papers in corpora for _, paper in papers], f"run {ref}")
             examples += [example for _, papers in corpora for example in evidence_examples(papers, answers)]
         base = program or bundled_program_path()
         if base is None:

@@ -62,6 +62,10 @@ def run_experiment(settings: list[Settings], pdf_dir: Path, folder: Path, gold: 
     settings = [_in_experiment(s, folder) for s in settings]
     base = settings[0]
     corpus = load_corpus(pdf_dir, base.metadata_file)[: base.limit]
+    if gold is not None:  # before any model call: a gold that fits none of the papers is a mistake
+        from dsminer.evaluation.gold import check_gold_fits, load_gold
+
+        check_gold_fits([paper.path.name for paper in corpus], load_gold(gold), f"the corpus {pdf_dir}")
     programs = [build_program(s) for s in settings]
     experiment_id = tracking.use_experiment(base.tracking_uri, base.experiment)
     with configured_backend(base) as backend, mlflow.start_run(

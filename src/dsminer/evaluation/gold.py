@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dsminer.jsonl import iter_json_objects
-from dsminer.errors import DsminerError, GoldFileError
+from dsminer.errors import DsminerError, GoldFileError, GoldMismatchError
 from dsminer.evaluation.runs import RunData, paper_file, processed_files
 from dsminer.schema import DatasetRecord, normalize_name
 
@@ -203,9 +203,19 @@ _COUNTED = {"gold_datasets": "gold", "recalled": "recalled", "records": "records
             "role_checked": "role_checked", "role_correct": "role_correct"}
 
 
+def check_gold_fits(files: Sequence[str], gold: Sequence[GoldPaper], what: str) -> None:
+    """Raise `GoldMismatchError` when the gold holds none of `files` (the PDF file names of `what`)."""
+    names = {Path(name).name for name in files if name}
+    if names and not names & {paper.file for paper in gold}:
+        raise GoldMismatchError(f"no paper of {what} is in the gold: {what} has {len(names)} (e.g. "
+                                f"{min(names)}), the gold {len(gold)} (e.g. {min(p.file for p in gold)})")
+
+
 def score_run(run: RunData, gold: list[GoldPaper]) -> GoldScores:
     """Score a run on the gold papers it processed: strict and lenient precision, recall, link precision."""
     by_paper, outside = records_by_gold_paper(run, gold)
+    if not by_paper and (run.papers or run.records):  # by file or by title
+        check_gold_fits(processed_files(run), gold, f"run {run.label}")
     status = {Path(str(row.get("file"))).name: str(row.get("status", "-")) for row in run.papers}
     rows = [_score_paper(paper, records, status.get(paper.file, "ok")) for paper, records in by_paper]
     counts = {field: sum(row[key] for row in rows) for field, key in _COUNTED.items()}
