@@ -13,7 +13,15 @@ from dataclasses import dataclass, replace
 from itertools import accumulate
 
 from dsminer.tools.catalog import catalog_names_in
-from dsminer.tools.lexicon import DATA_NOUN, DATA_NOUN_WORDS, LANGUAGES, LIST_NOUN_WORDS, NOT_DATASETS, SOURCE_VERBS
+from dsminer.tools.lexicon import (
+    DATA_NOUN,
+    DATA_NOUN_GROUP,
+    DATA_NOUN_WORDS,
+    LANGUAGES,
+    LIST_NOUN_WORDS,
+    NOT_DATASETS,
+    SOURCE_VERBS,
+)
 from dsminer.tools.names import (
     POSSESSIVE,
     checked_whole_name,
@@ -108,8 +116,9 @@ _DEFINED_BEFORE_NOUN = re.compile(
     rf"\b(?:(?:The|A|An|Our|This)\s+)?((?:{_CAP_WORD}\s+){{1,5}}{_CAP_WORD})\s+\(({_TOKEN})\)\s+"
     rf"(?:{DATA_NOUN_WORDS})\b"
 )
+# A name that ends in a capitalised data noun: "Penn Treebank", "Kepler Input Catalog", "Current Population Survey".
 _PHRASE_WITH_NOUN = re.compile(
-    rf"\b((?:{_CAP_WORD}\s+){{1,3}}(?:Treebank|TreeBank|Corpus|Dataset|DataSet|Benchmark|Bank|Challenge))\b"
+    rf"\b((?:{_CAP_WORD}\s+){{1,3}}(?:(?=[A-Z][a-z]){DATA_NOUN_GROUP}|TreeBank|DataSet|Bank|Challenge))\b"
 )
 # A suite of tasks or a shared task or challenge written after its name ("the X tasks", "the X 2003 NER task", "the X
 # shared task", "the X challenge"): the data it is run on.
