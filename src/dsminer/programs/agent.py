@@ -20,6 +20,7 @@ import mlflow
 
 from dsminer.tools.evidence_model import EvidenceModel
 from dsminer.programs.agent_tools import (
+    Counts,
     DetailsStep,
     FoundNames,
     MetadataStep,
@@ -59,7 +60,7 @@ class AgentOptions:
 
 
 @dataclass
-class AgentCounters:
+class AgentCounters(Counts):
     """Run-level counts, logged as MLflow metrics."""
 
     reflections: int = 0
@@ -217,7 +218,7 @@ class AgentController:
 
     def act(self, step: Any, params: StepInput) -> Any:
         if params.lessons:
-            self.counters.memory_injections += 1
+            self.counters.add(memory_injections=1)
             self.emit("memory_injection", step.name, dataset=params.dataset, lessons=len(params.lessons),
                       attempt=params.attempt)
         return self.agent.tools.call(step.name, self.view, params, self.events, retry=params.attempt > 0)
@@ -228,10 +229,10 @@ class AgentController:
         reflection = rule
         mode = self.options.reflection
         if mode == "llm" or (mode == "selective" and rule.score < self.options.quality_threshold):
-            self.counters.llm_reflections += 1
+            self.counters.add(llm_reflections=1)
             judged = self.agent.tools.call("reflect", self.view, step.name, step.summary(state), rule, self.events)
             reflection = judged or rule
-        self.counters.reflections += 1
+        self.counters.add(reflections=1)
         run.reflection = reflection
         run.first_score = reflection.score if run.first_score is None else run.first_score
         run.codes = tuple(dict.fromkeys([*run.codes, *reflection.codes()]))
@@ -243,7 +244,7 @@ class AgentController:
     def count_retry(self, step: str, run: StepRun, previous: Reflection, added: int) -> None:
         """A retry is productive when it raised the score or added records."""
         productive = run.reflection.score > previous.score or added > 0
-        self.counters.productive_retries += int(productive)
+        self.counters.add(productive_retries=int(productive))
         self.emit("retry_outcome", step, dataset=run.params.dataset, attempt=run.params.attempt,
                   productive=productive, score_before=previous.score, score_after=run.reflection.score, added=added)
 
@@ -255,11 +256,11 @@ class AgentController:
         if not reflection.diagnosable:
             return self.stop(step, run, "no_diagnosable_issue")
         if attempt >= self.options.retry_budget:
-            self.counters.budget_stops += 1
+            self.counters.add(budget_stops=1)
             return self.stop(step, run, "budget_exhausted")
         plan = plan_retry(reflection, attempt + 1, run.params.max_sentences, run.params.max_chars)
         self.retries[step] += 1
-        self.counters.retries += 1
+        self.counters.add(retries=1)
         lessons = run.params.lessons if attempt > 0 else self.lessons_for(step)
         params = replace(run.params, attempt=attempt + 1, max_sentences=plan.max_sentences, max_chars=plan.max_chars,
                          keywords=plan.keywords, feedback=plan.feedback, lessons=lessons)
@@ -282,7 +283,7 @@ class AgentController:
         if memory is None:
             return []
         found = memory.retrieve(step, self.view.cues.tags())
-        self.counters.memory_retrievals += len(found)
+        self.counters.add(memory_retrievals=len(found))
         self.emit("memory_retrieval", step, found=len(found), sources=[e.provenance() for e in found])
         return [experience.lesson for experience in found]
 
@@ -300,6 +301,6 @@ class AgentController:
                                 tags=[*run.codes, *self.view.cues.tags()], first_score=run.first_score,
                                 keywords=generic_keywords(run.params.keywords))
         persisted = memory.remember(experience)
-        self.counters.memory_writes += int(persisted)
+        self.counters.add(memory_writes=int(persisted))
         self.emit("memory_update", step, dataset=run.params.dataset, outcome=outcome, score=score,
                   lesson=lesson, persisted=persisted)

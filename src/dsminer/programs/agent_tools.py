@@ -7,6 +7,7 @@ the same small interface to the controller: `act` (one model call with the step'
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -48,8 +49,21 @@ EVIDENCE_WIDENING = 600  # more evidence characters on each retry of a detail st
 CONTEXT_WIDENING = 1000  # more context characters on each retry of a names step
 
 
+# One lock for every count: papers processed in parallel threads add to the same counters.
+COUNTS_LOCK = threading.Lock()
+
+
+class Counts:
+    """Run-level counts (a dataclass of numbers) that threads add to through `add`, under `COUNTS_LOCK`."""
+
+    def add(self, **amounts: float) -> None:
+        with COUNTS_LOCK:
+            for name, amount in amounts.items():
+                setattr(self, name, getattr(self, name) + amount)
+
+
 @dataclass
-class ToolStats:
+class ToolStats(Counts):
     calls: int = 0
     failures: int = 0
     retries: int = 0
@@ -69,17 +83,16 @@ class ToolManager:
 
     def call(self, name: str, *args: Any, retry: bool = False, **kwargs: Any) -> Any:
         stats = self.stats[name]
-        stats.calls += 1
-        stats.retries += int(retry)
+        stats.add(calls=1, retries=int(retry))
         started = time.monotonic()
         try:
             result = self.tools[name](*args, **kwargs)
         except Exception:
-            stats.failures += 1
+            stats.add(failures=1)
             raise
         finally:
-            stats.seconds += time.monotonic() - started
-        stats.failures += int(result is None)
+            stats.add(seconds=time.monotonic() - started)
+        stats.add(failures=int(result is None))
         return result
 
     def metrics(self) -> dict[str, float]:

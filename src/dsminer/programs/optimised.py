@@ -20,7 +20,7 @@ from typing import Any
 import dspy
 
 from dsminer.programs.agent import AgentController, AgentOptions, ReflectiveAgent, step_span
-from dsminer.programs.agent_tools import FoundNames
+from dsminer.programs.agent_tools import COUNTS_LOCK, Counts, FoundNames
 from dsminer.programs.steps import run_step
 from dsminer.run.events import EventLog
 from dsminer.schema import DatasetRecord, PaperRefs
@@ -213,7 +213,7 @@ def compress_lessons(lessons: tuple[str, ...] | list[str], max_chars: int = LESS
 
 
 @dataclass
-class PlannerCounters:
+class PlannerCounters(Counts):
     """Run-level counts of the planner and the episodes, logged as MLflow metrics."""
 
     papers: int = 0
@@ -299,19 +299,17 @@ class Episode(AgentController):
             tool, args = self.decide(allowed)
             self.call_tool(tool, args)
         if ws.records is None:  # the budget ran out before the normalisation
-            counts.budget_ends += 1
+            counts.add(budget_ends=1)
             self.emit("stop", "plan", reason="step_budget", steps=ws.steps, budget=ws.budget)
             self.tools["normalise_records"]()
-        counts.papers += 1
-        counts.steps += ws.steps
-        counts.distinct_tools += len(ws.tools_used)
-        self.agent.tool_calls.update(ws.tools_used)
-        counts.stuck += sum(bool(d.stuck) for d in ws.datasets.values())
-        counts.recovered += sum(d.recovered for d in ws.datasets.values())
-        counts.evidence_lines += sum(len(d.evidence) for d in ws.datasets.values())
         records = ws.records or []
-        counts.records += len(records)
-        counts.records_with_link += sum(r.dataset_link is not None for r in records)
+        works = ws.datasets.values()
+        counts.add(papers=1, steps=ws.steps, distinct_tools=len(ws.tools_used),
+                   stuck=sum(bool(d.stuck) for d in works), recovered=sum(d.recovered for d in works),
+                   evidence_lines=sum(len(d.evidence) for d in works), records=len(records),
+                   records_with_link=sum(r.dataset_link is not None for r in records))
+        with COUNTS_LOCK:
+            self.agent.tool_calls.update(ws.tools_used)
         return records
 
     def decide(self, allowed: list[str]) -> tuple[str, dict[str, Any]]:
@@ -322,25 +320,24 @@ class Episode(AgentController):
         tool, reason, source, proposal = allowed[0], "first allowed tool in the fallback order", "fallback", None
         if len(allowed) == 1:
             source, reason = "forced", "the only tool the constraints allow"
-            counts.decisions_forced += 1
+            counts.add(decisions_forced=1)
         elif self.agent.planner_mode == "llm":
             with step_span("planner", {"allowed": allowed}) as span:
                 prediction = run_step(self.agent.planner, self.events, self.paper, "planner",
                                       self.planner_inputs(allowed))
                 if prediction is None:  # no parseable answer naming an allowed tool (the Literal holds it to them)
                     source = "rejected"
-                    counts.invalid_proposals += 1
+                    counts.add(invalid_proposals=1)
                     reason = "the planner's answer named no allowed tool; first allowed tool in the fallback order"
                 elif str(prediction.tool) in allowed:
                     tool, reason, source = str(prediction.tool), str(prediction.reason or "")[:200], "model"
                 else:
                     proposal, source = str(prediction.tool), "rejected"
-                    counts.invalid_proposals += 1
+                    counts.add(invalid_proposals=1)
                     reason = f"proposed {proposal}, not allowed now; first allowed tool in the fallback order"
                 if span is not None:
                     span.set_outputs({"tool": tool, "source": source, "reason": reason})
-        counts.decisions_model += source == "model"
-        counts.decisions_fallback += source in ("fallback", "rejected")
+        counts.add(decisions_model=source == "model", decisions_fallback=source in ("fallback", "rejected"))
         args = self.arguments(tool)
         self.emit("planner_decision", "planner", tool=tool, args=args, reason=reason, source=source,
                   proposal=proposal, allowed=allowed, steps_left=self.ws.steps_left)
@@ -351,7 +348,7 @@ class Episode(AgentController):
         if self.agent.planner_memory:
             lessons = compress_lessons(self.recall("names" if self.ws.names is None else "details"))
             if lessons:
-                self.counters.memory_injections += 1
+                self.counters.add(memory_injections=1)
                 self.emit("memory_injection", "planner", lessons=len(lessons))
         tools = "\n".join(self.tools[name].describe() for name in allowed)
         return {"signature": choose_among(tuple(allowed)), "state": self.ws.describe(), "tools": tools,
@@ -464,7 +461,7 @@ class RetrieveSection(Tool):
     def __call__(self, heading: str) -> str:
         ws, work = self.ws, self.ws.current() if self.ws.names is not None else None
         sections = select_sections(ws.all_sections, heading)
-        self.episode.agent.episode_counters.section_uses += 1
+        self.episode.agent.episode_counters.add(section_uses=1)
         if work is None:
             ws.sections = sections
             added = _add_candidates(self.episode, [name for s in sections for sentence in s.sentences
@@ -490,7 +487,7 @@ class ExtractTables(Tool):
     def __call__(self) -> str:
         tables = self.episode.paper.tables
         self.ws.tables_read = True
-        self.episode.agent.episode_counters.table_uses += 1
+        self.episode.agent.episode_counters.add(table_uses=1)
         work = self.ws.current() if self.ws.names is not None else None
         if work is not None:
             work.recovery.append(self.name)
@@ -531,7 +528,7 @@ class ExtractReferences(Tool):
         ws = self.ws
         if ws.references is None:
             ws.references = extract_references(self.episode.paper)
-        self.episode.agent.episode_counters.reference_uses += 1
+        self.episode.agent.episode_counters.add(reference_uses=1)
         work = ws.current() if ws.names is not None else None
         if work is None:
             with_urls = sum(bool(r.urls) for r in ws.references)
@@ -582,7 +579,7 @@ class ExtractDetails(Tool):
         hints = _within([*work.evidence, *(f"link candidate ({c.source}): {c.url}" for c in work.paper_links[:2])],
                         HINT_CHARS)
         episode.view.hints = {**episode.view.hints, dataset: hints}
-        episode.agent.episode_counters.hinted_details += bool(hints)
+        episode.agent.episode_counters.add(hinted_details=bool(hints))
         if work.details is not None:
             work.retried.add(self.name)
         details = episode.execute(episode.agent.steps["details"], DatasetDetails(), dataset)
@@ -636,8 +633,8 @@ class VerifyEvidence(Tool):
         elif link is not None and "link" in work.stuck:
             work.resolved.add("link")
         counts = episode.agent.episode_counters
-        counts.links_checked += verification.link_supported is not None
-        counts.links_supported += verification.link_supported is True
+        counts.add(links_checked=verification.link_supported is not None,
+                   links_supported=verification.link_supported is True)
         record = build_record(episode.paper, ws.refs or ws.supplied or PaperRefs(), dataset,
                               work.details or DatasetDetails(), work.chosen.aliases, episode.events,
                               other_names=list(ws.datasets), role=work.chosen.role)
