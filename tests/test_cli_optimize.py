@@ -14,7 +14,7 @@ from dsminer.corpus.scirex import read_document
 from dsminer.evaluation.module_eval import score_candidates
 from tests.fake_openai import FakeOpenAI, chat_fields, chat_reply, scripted
 from tests.scirex_docs import reef_doc, scirex_doc
-from tests.test_cli_run import assert_one_line_error, corpus, invoke  # noqa: F401  (corpus is a fixture)
+from tests.helpers import assert_one_line_error, invoke
 
 DEMO_SENTENCE = "We train and evaluate FishNet on the ReefCount dataset of reef images."
 

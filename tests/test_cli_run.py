@@ -6,48 +6,11 @@ import time
 from pathlib import Path
 
 import mlflow
-import pymupdf
-import pytest
-from typer.testing import CliRunner
 
 from dsminer.backend.local_server import free_port
-from dsminer.cli import app
 from dsminer.schema import DatasetRecord
 from tests.fake_openai import FakeOpenAI, scripted
-
-runner = CliRunner()
-
-
-def one_page_pdf(path: Path, lines: list[str]) -> Path:
-    doc = pymupdf.open()
-    page = doc.new_page()
-    for i, line in enumerate(lines):
-        page.insert_text((72, 72 + 16 * i), line, fontsize=10)
-    doc.save(path)
-    doc.close()
-    return path
-
-
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    folder = tmp_path / "papers"
-    folder.mkdir()
-    for name in ("a.pdf", "b.pdf"):
-        one_page_pdf(folder / name, ["Counting Fish", "We evaluate on the ReefCount-3k dataset of reef images."])
-    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
-    return folder
-
-
-def invoke(*args: str):
-    return runner.invoke(app, list(args))
-
-
-def assert_one_line_error(result, fragment: str) -> None:
-    assert result.exit_code == 1, result.output
-    lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.output
-    assert fragment in lines[0]
-
+from tests.helpers import assert_one_line_error, invoke
 
 def test_missing_directory(tmp_path):
     assert_one_line_error(invoke("run", str(tmp_path / "nope")), "nope")

@@ -7,17 +7,12 @@ from pathlib import Path
 
 import pytest
 from dspy.utils.exceptions import AdapterParseError, LMAuthError, LMInvalidRequestError, LMProviderError, LMServerError
-from typer.testing import CliRunner
 
-from dsminer.cli import app
 from dsminer.run.faults import EndpointError, PaperGuard, PaperTimeout, StepFailure
 from dsminer.run.harness import default_out_dir
 from dsminer.run.store import RunStore
 from tests.fake_openai import FakeOpenAI, scripted
-from tests.test_cli_run import one_page_pdf
-
-runner = CliRunner()
-CALLS_PER_PAPER = 3  # metadata, names, one detail call
+from tests.helpers import CALLS_PER_PAPER, fish_corpus, one_page_pdf, papers, records
 
 
 def fail(status: int):
@@ -30,32 +25,7 @@ def malformed(body):
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    folder = tmp_path / "papers"
-    folder.mkdir()
-    for name in ("a.pdf", "b.pdf", "c.pdf", "d.pdf"):
-        one_page_pdf(folder / name, ["Counting Fish", "We evaluate on the ReefCount-3k dataset of reef images."])
-    return folder
-
-
-@pytest.fixture
-def run_in(tmp_path, monkeypatch):
-    """`run` against a server, into tmp/out, with no wait between fault retries."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("DSMINER_BACKEND__FAULT_BACKOFF_S", "0")
-
-    def invoke(corpus: Path, fake: FakeOpenAI, *extra: str):
-        return runner.invoke(app, ["run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model",
-                                   "--out", "out", "--tracking-uri", f"sqlite:///{tmp_path}/mlflow.db",
-                                   "--no-progress", *extra])
-    return invoke
-
-
-def papers(out: Path = Path("out")) -> dict[str, dict]:
-    return {row["file"]: row for row in RunStore(out).read_papers()}
-
-
-def records(out: Path = Path("out")) -> list[str]:
-    return sorted(f"{r.evidence.source}:{r.name}" for r in RunStore(out).read_records())
+    return fish_corpus(tmp_path / "papers", ["a.pdf", "b.pdf", "c.pdf", "d.pdf"])
 
 
 def uninterrupted(corpus: Path, run_in) -> list[str]:
@@ -167,7 +137,7 @@ def test_an_unexpected_error_in_one_paper_does_not_end_the_run(corpus, run_in, m
 
 def test_a_parse_that_hangs_fails_its_paper_at_the_time_limit_and_the_run_goes_on(corpus, run_in, monkeypatch):
     from dsminer.run.parsing import PaperParser
-    from tests.tools.test_parse_ahead import hang_on_stuck
+    from tests.helpers import hang_on_stuck
 
     one_page_pdf(corpus / "stuck.pdf", ["Stuck", "A PDF the parser never finishes."])
     real = PaperParser.__init__

@@ -5,14 +5,9 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from dsminer.cli import app
 from tests.fake_openai import FakeOpenAI, scripted
-from tests.test_cli_run import one_page_pdf
-
-runner = CliRunner()
-CALLS_PER_PAPER = 3  # metadata, names, one dataset's details
+from tests.helpers import CALLS_PER_PAPER, fish_corpus, invoke
 
 
 def not_json(body: dict) -> tuple[int, str]:
@@ -30,16 +25,12 @@ def html_error_page(body: dict) -> tuple[int, str]:
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    folder = tmp_path / "papers"
-    folder.mkdir()
-    for name, dataset in (("a.pdf", "ReefCount-3k"), ("b.pdf", "ReefCount-3k"), ("c.pdf", "ReefCount-3k")):
-        one_page_pdf(folder / name, ["Counting Fish", f"We evaluate on the {dataset} dataset of reef images."])
-    return folder
+    return fish_corpus(tmp_path / "papers", ["a.pdf", "b.pdf", "c.pdf"])
 
 
 def run(corpus: Path, out: Path, fake: FakeOpenAI, uri: str):
-    return runner.invoke(app, ["run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model", "--out",
-                               str(out), "--tracking-uri", uri, "--no-progress"])
+    return invoke("run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model", "--out", str(out),
+                  "--tracking-uri", uri, "--no-progress")
 
 
 def records_of(out: Path) -> list[tuple[str, str]]:
@@ -70,7 +61,7 @@ def test_a_paper_the_endpoint_broke_mid_run_fails_and_a_resume_redoes_it(tmp_pat
 
 def test_a_proxy_error_page_on_every_paper_stops_the_run_like_an_endpoint_that_is_down(tmp_path, corpus, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    one_page_pdf(corpus / "d.pdf", ["Counting Fish", "We evaluate on the ReefCount-3k dataset of reef images."])
+    fish_corpus(corpus, ["d.pdf"])
     uri = f"sqlite:///{tmp_path}/mlflow.db"
     with FakeOpenAI(default=html_error_page) as broken:
         result = run(corpus, tmp_path / "out", broken, uri)

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_openai import FakeOpenAI, scripted
-from tests.test_cli_run import assert_one_line_error, one_page_pdf
-from tests.test_faults import CALLS_PER_PAPER, papers, records, run_in  # noqa: F401  (run_in is a fixture)
+from tests.helpers import CALLS_PER_PAPER, assert_one_line_error, one_page_pdf, papers, records
 
 ray = pytest.importorskip("ray")
 

@@ -63,8 +63,12 @@ def test_load_and_sample(tmp_path):
                                                   sentence("No data here.")])
     examples = load_sentence_gold(path)
     assert examples == [SentenceExample("We use the Foo corpus.", ("Foo corpus",)), SentenceExample("No data here.", ())]
-    assert sample_examples(examples, 1, seed=3) == sample_examples(examples, 1, seed=3)
     assert len(sample_examples(examples, 10)) == 2
+    many = [SentenceExample(f"Sentence {i}.", ()) for i in range(50)]
+    samples = {seed: sample_examples(many, 10, seed=seed) for seed in range(5)}
+    assert all(sample_examples(many, 10, seed=seed) == drawn for seed, drawn in samples.items())  # reproducible
+    assert len({tuple(drawn) for drawn in samples.values()}) == 5  # the seed decides the sample
+    assert {example for drawn in samples.values() for example in drawn} <= set(many)
 
 
 @pytest.mark.parametrize("content", [b"not json", b'{"documents": []}'])

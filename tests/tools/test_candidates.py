@@ -11,7 +11,7 @@ from dsminer.tools.candidates import (
     row_names,
 )
 from dsminer.tools.pdf import parse_pdf
-from tests.tools.test_tables import ruled_table_pdf
+from tests.helpers import ruled_table_pdf
 
 PAPER = (
     "Learning Whale Songs\n\n"

@@ -34,7 +34,7 @@ def test_context_has_page_tags_and_urls(tmp_path):
 
 def test_context_holds_table_lines_and_data_section_sentences(tmp_path):
     from dsminer.tools.context import dataset_evidence
-    from tests.tools.test_tables import ruled_table_pdf
+    from tests.helpers import ruled_table_pdf
 
     paper = parse_pdf(ruled_table_pdf(tmp_path / "t.pdf"))
     context = build_paper_context(paper, max_sentences=10)

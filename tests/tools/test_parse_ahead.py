@@ -17,6 +17,7 @@ from dsminer.errors import DsminerError
 from dsminer.run.parsing import PaperParser, ParserCrashed, ParserHung, parse_processes
 from dsminer.tools.pdf import ParsedPaper, parse_pdf
 
+from tests.helpers import hang_on_stuck
 from tests.tools.conftest import PAGE_ONE, PAGE_TWO, PdfMaker
 
 
@@ -24,15 +25,6 @@ def crash_on_bomb(path: Path) -> ParsedPaper:
     """A parse that kills its process on `bomb.pdf`, as a crash inside PyMuPDF would."""
     if path.name == "bomb.pdf":
         os._exit(1)
-    return parse_pdf(path)
-
-
-def hang_on_stuck(path: Path) -> ParsedPaper:
-    """A parse that never ends on `stuck.pdf` (after leaving its process id beside it), as a PDF that sends
-    PyMuPDF into an endless loop does."""
-    if path.name == "stuck.pdf":
-        path.with_suffix(".pid").write_text(str(os.getpid()))
-        time.sleep(600)
     return parse_pdf(path)
 
 

@@ -1,27 +1,8 @@
-from pathlib import Path
-
 import pymupdf
 
 from dsminer.tools.pdf import parse_pdf
 from dsminer.tools.tables import TableText, read_page_tables
-
-ROWS = [("Dataset", "Train", "Test"), ("OrcaSet-5", "1,200", "300"), ("WhaleCalls", "800", "95.5")]
-
-
-def ruled_table_pdf(path: Path, caption: str = "Table 1: Statistics of the datasets.") -> Path:
-    """A page with a caption over a three-column table drawn with ruling lines."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    page.insert_text((72, 90), caption, fontsize=10)
-    left, top, width, height = 72, 100, 120, 20
-    for r, row in enumerate(ROWS):
-        for c, cell in enumerate(row):
-            rect = pymupdf.Rect(left + c * width, top + r * height, left + (c + 1) * width, top + (r + 1) * height)
-            page.draw_rect(rect, color=(0, 0, 0), width=0.5)
-            page.insert_text((rect.x0 + 4, rect.y1 - 6), cell, fontsize=9)
-    doc.save(path)
-    doc.close()
-    return path
+from tests.helpers import ruled_table_pdf
 
 
 def test_a_ruled_table_gives_caption_header_and_first_column(tmp_path):

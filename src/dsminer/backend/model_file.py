@@ -36,14 +36,6 @@ def part_paths(modules: tuple[str, ...] = PART_MODULES) -> list[Path]:
     return paths
 
 
-def sha256_of(path: Path, chunk: int = 1 << 22) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def join_parts(parts: list[Path], target: Path, size: int, sha256: str) -> Path:
     """Concatenate the chunks into `target` (atomically) and check its size and hash."""
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -70,7 +70,3 @@ class EventLog:
         with self._lock:
             if self._handle is not None:
                 self._handle.flush()
-
-    def for_paper(self, paper: str) -> list[dict[str, Any]]:
-        with self._lock:
-            return [event for event in self.events if event["paper"] == paper]

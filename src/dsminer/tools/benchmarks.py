@@ -10,11 +10,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from dsminer.tools.candidates import candidate_names
+from dsminer.tools.candidates import MAX_CANDIDATES, candidate_names
 from dsminer.tools.catalog import catalog_names_in
 from dsminer.tools.lexicon import DATA_NOUN
 
-MAX_CANDIDATES = 12
 _RESULT_CAPTION = re.compile(
     r"^(?:Table|Tab\.|TABLE)\s*[0-9IVX]+[:.].*\b(?:results?|accuracy|performance|comparison|scores?|F1|error)\b",
     re.I,
