@@ -12,6 +12,7 @@ from typing import Any
 
 from dsminer.jsonl import iter_json_objects
 from dsminer.errors import DsminerError, GoldFileError, GoldMismatchError
+from dsminer.evaluation.measures import f1, precision, recall
 from dsminer.evaluation.runs import RunData, paper_file, processed_files
 from dsminer.schema import DatasetRecord, normalize_name
 
@@ -151,20 +152,20 @@ class GoldScores:
 
     @property
     def precision_strict(self) -> float:
-        return _share(self.correct, self.records)
+        return precision(self.correct, self.records, self.gold_datasets)
 
     @property
     def precision_lenient(self) -> float:
-        return _share(self.correct + self.supported, self.records)
+        return precision(self.correct + self.supported, self.records, self.gold_datasets)
 
     @property
     def recall(self) -> float:
-        return _share(self.recalled, self.gold_datasets)
+        return recall(self.recalled, self.gold_datasets)
 
     @property
     def recall_used(self) -> float:
         """Recall of the gold datasets the paper uses or creates (of all of them when the gold has no roles)."""
-        return _share(self.used_recalled, self.used_gold)
+        return recall(self.used_recalled, self.used_gold)
 
     @property
     def role_accuracy(self) -> float | None:
@@ -182,8 +183,8 @@ class GoldScores:
             "precision_lenient": self.precision_lenient,
             "recall": self.recall,
             "recall_used": self.recall_used,
-            "f1_strict": _f1(self.precision_strict, self.recall),
-            "f1_lenient": _f1(self.precision_lenient, self.recall),
+            "f1_strict": f1(self.precision_strict, self.recall),
+            "f1_lenient": f1(self.precision_lenient, self.recall),
             "gold_papers": float(self.papers),
             "gold_datasets": float(self.gold_datasets),
             "scored_records": float(self.records),
@@ -276,8 +277,9 @@ def _score_paper(paper: GoldPaper, records: list[DatasetRecord], status: str) ->
         "file": paper.file, "title": paper.title or "", "status": status,
         "gold": len(paper.datasets), "records": len(names), "correct": correct, "supported": supported,
         "repeats": repeats, "wrong": len(wrong), "recalled": len(paper.datasets) - len(missed),
-        "recall": _share(len(paper.datasets) - len(missed), len(paper.datasets)),
-        "precision_strict": _share(correct, len(names)), "precision_lenient": _share(correct + supported, len(names)),
+        "recall": recall(len(paper.datasets) - len(missed), len(paper.datasets)),
+        "precision_strict": precision(correct, len(names), len(paper.datasets)),
+        "precision_lenient": precision(correct + supported, len(names), len(paper.datasets)),
         "used_gold": used_gold, "used_recalled": used_recalled,
         "role_checked": role_checked, "role_correct": role_correct,
         "link_checked": link_checked, "link_correct": link_correct,
@@ -352,11 +354,3 @@ def format_scores(scores: GoldScores) -> str:
     link = "n/a (no gold URL met a record link)" if scores.link_precision is None else f"{scores.link_precision:.3f}"
     lines.append(f"  link_precision     {link} ({scores.link_correct}/{scores.link_checked})")
     return "\n".join(lines)
-
-
-def _f1(precision: float, recall: float) -> float:
-    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-
-
-def _share(part: int, whole: int) -> float:
-    return part / whole if whole else 0.0

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dsminer.errors import GoldFileError
+from dsminer.evaluation.measures import f1, precision, recall
 from dsminer.schema import normalize_name
 
 SPAN_TYPE = "dataset_name"
@@ -79,8 +80,6 @@ def score_names(predicted: Sequence[str], gold: Sequence[str]) -> tuple[int, int
 def micro_scores(counts: Sequence[tuple[int, int, int]]) -> dict[str, float]:
     """Micro precision, recall and F1 over per-sentence counts."""
     tp, fp, fn = (sum(c[i] for c in counts) for i in range(3))
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4),
+    p, r = precision(tp, tp + fp, tp + fn), recall(tp, tp + fn)
+    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f1(p, r), 4),
             "tp": tp, "fp": fp, "fn": fn, "sentences": len(counts)}

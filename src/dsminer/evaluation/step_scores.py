@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from dsminer.evaluation.gold import GoldPaper, judge_keys, name_keys
+from dsminer.evaluation.measures import f1, precision, recall
 from dsminer.schema import normalize_name
 from dsminer.tools.records import DatasetDetails
 from dsminer.tools.selection import ChosenDataset
@@ -44,17 +45,16 @@ class NamesScore:
 
     @property
     def recall(self) -> float:
-        return self.recalled / self.gold if self.gold else 1.0
+        return recall(self.recalled, self.gold)
 
     @property
     def precision_lenient(self) -> float:
-        return (self.correct + self.supported) / self.kept if self.kept else (1.0 if not self.gold else 0.0)
+        return precision(self.correct + self.supported, self.kept, self.gold)
 
     @property
     def value(self) -> float:
         """F1 of recall and lenient precision, the number the names optimiser maximises."""
-        total = self.recall + self.precision_lenient
-        return 2 * self.recall * self.precision_lenient / total if total else 0.0
+        return f1(self.precision_lenient, self.recall)
 
 
 def score_names(chosen: Sequence[ChosenDataset], gold: GoldPaper) -> NamesScore:
