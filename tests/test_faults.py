@@ -409,3 +409,12 @@ def test_each_paper_records_the_time_its_model_calls_waited(corpus, run_in):
         assert 0.1 * CALLS_PER_PAPER <= row["model_seconds"] <= row["seconds"]
     manifest = json.loads(Path("out/manifest.json").read_text())
     assert manifest["metrics"]["model_seconds_per_paper"] >= 0.1 * CALLS_PER_PAPER
+
+
+def test_a_run_directory_whose_manifest_is_not_json_is_one_line(corpus, run_in):
+    Path("out").mkdir()
+    Path("out/manifest.json").write_text('{"condition": "s0",', encoding="utf-8")
+    with FakeOpenAI([scripted] * 20) as fake:
+        result = run_in(corpus, fake)
+    assert result.exit_code == 1 and "manifest.json, line 1: not valid JSON" in result.output, result.output
+    assert not fake.requests

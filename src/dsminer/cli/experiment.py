@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Optional
@@ -118,5 +117,6 @@ def compare_experiment(folder: Path, conditions: list[str], gold: Path | None, p
 
 
 def _run_id(run_dir: Path) -> str | None:
-    manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
-    return manifest.get("mlflow", {}).get("run_id")
+    from dsminer.run.store import read_manifest
+
+    return ((read_manifest(run_dir / "manifest.json") or {}).get("mlflow") or {}).get("run_id")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 import tempfile
@@ -16,7 +15,7 @@ from pydantic import ValidationError
 from dsminer.config import DEFAULT_TRACKING_URI
 from dsminer.errors import RunFileError, RunNotFoundError
 from dsminer.jsonl import iter_json_objects
-from dsminer.run.store import committed_records, latest_per_file
+from dsminer.run.store import committed_records, latest_per_file, read_manifest
 from dsminer.schema import DatasetRecord
 
 logger = logging.getLogger(__name__)
@@ -63,7 +62,7 @@ def read_run_dir(directory: Path, run_id: str | None = None) -> RunData:
     """Read the artifact files of a run directory; absent optional files give empty lists."""
     if not any((directory / name).is_file() for name in ("results.jsonl", "manifest.json")):
         raise RunNotFoundError(f"{directory} is not a run: it has neither results.jsonl nor manifest.json")
-    manifest = _read_manifest(directory / "manifest.json")
+    manifest = read_manifest(directory / "manifest.json") or {}
     mlflow_info = manifest.get("mlflow") or {}
     results = directory / "results.jsonl"
     papers = latest_per_file(row for _, row in _read_jsonl(directory / "papers.jsonl"))
@@ -122,16 +121,6 @@ def tracking_store_exists(tracking_uri: str) -> bool:
     return db_path in ("", ":memory:") or Path(db_path).is_file()
 
 
-def _read_manifest(path: Path) -> dict:
-    if not path.is_file():
-        return {}
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise RunFileError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
-    if not isinstance(manifest, dict):
-        raise RunFileError(path, 1, "the manifest is not a JSON object")
-    return manifest
 
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict]]:
@@ -159,4 +148,3 @@ def processed_files(run: RunData) -> list[str]:
         files = [Path(str(row.get("file") or "")).name for row in run.papers]
         return list(dict.fromkeys(name for name in files if name))
     return list(dict.fromkeys(paper_file(record) for record in run.records))
-

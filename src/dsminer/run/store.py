@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dsminer.config import Settings
-from dsminer.errors import RunLockedError
+from dsminer.errors import RunFileError, RunLockedError
 from dsminer.jsonl import complete_lines
 from dsminer.schema import DatasetRecord
 
@@ -29,6 +29,19 @@ def _now() -> str:
 
 
 DONE = frozenset({"ok", "partial"})  # statuses a resume does not process again
+
+
+def read_manifest(path: Path) -> dict[str, Any] | None:
+    """A run's `manifest.json`: None when there is none; `RunFileError` when it is not a JSON object."""
+    if not path.is_file():
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise RunFileError(path, exc.lineno, f"not valid JSON: {exc.msg}") from exc
+    if not isinstance(manifest, dict):
+        raise RunFileError(path, 1, "the manifest is not a JSON object")
+    return manifest
 
 
 class RunStore:
@@ -103,13 +116,7 @@ class RunStore:
 
     def read_manifest(self) -> dict[str, Any] | None:
         """The manifest of an earlier invocation, if any."""
-        if not self.manifest_path.is_file():
-            return None
-        try:
-            manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except ValueError:
-            return None
-        return manifest if isinstance(manifest, dict) else None
+        return read_manifest(self.manifest_path)
 
     def event_counts(self) -> dict[str, int]:
         """Events per kind over the whole run (every invocation)."""
