@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dsminer.tools.text import dehyphenate, find_urls, name_pattern, split_sentences
+from dsminer.tools.text import dehyphenate, find_urls, name_pattern, split_sentences, within_budget
 
 
 @pytest.mark.parametrize(
@@ -113,3 +113,19 @@ def test_name_pattern_footnote_digit_is_opt_in() -> None:
     assert name_pattern("LexiQA").search("the LexiQA2 set") is None
     assert name_pattern("LexiQA", footnote_digit=True).search("the LexiQA2 set") is not None
     assert name_pattern("  ") is None
+
+
+@pytest.mark.parametrize(("options", "kept"), [
+    ({}, ["aaaa", "bbbb"]),  # 4 + 1 + 4 = 9 fit in 10; the long line stops the rest
+    ({"skip": True}, ["aaaa", "bbbb"]),  # "cc" would make 12
+    ({"keep_first": True}, ["aaaa", "bbbb"]),
+])
+def test_within_budget_keeps_lines_in_order_that_fit(options, kept):
+    assert within_budget(["aaaa", "bbbb", "cc", "d"], 10, **options) == kept
+
+
+def test_within_budget_can_skip_a_long_line_or_keep_a_long_first_one():
+    lines = ["a" * 20, "bb", "cc"]
+    assert within_budget(lines, 10) == []
+    assert within_budget(lines, 10, skip=True) == ["bb", "cc"]
+    assert within_budget(lines, 10, keep_first=True) == ["a" * 20]

@@ -44,7 +44,7 @@ from dsminer.tools.records import DatasetDetails, build_record, is_self_link, re
 from dsminer.tools.references import Reference, extract_references, references_for
 from dsminer.tools.reflection import reflect_on_details
 from dsminer.tools.selection import ChosenDataset
-from dsminer.tools.text import find_urls, name_pattern
+from dsminer.tools.text import find_urls, name_pattern, within_budget
 
 # The fallback order: the first allowed tool in this order is the deterministic planner's choice.
 TOOL_ORDER = ("parse_pdf", "extract_metadata", "extract_tables", "retrieve_section", "extract_references",
@@ -200,16 +200,13 @@ def allowed_tools(ws: Workspace) -> list[str]:
 
 def compress_lessons(lessons: tuple[str, ...] | list[str], max_chars: int = LESSON_CHARS) -> tuple[str, ...]:
     """Lessons as injected: first sentence of each, duplicates out, within `max_chars` in all."""
-    kept: list[str] = []
-    seen: set[str] = set()
+    firsts: dict[str, str] = {}
     for lesson in lessons:
         first = re.split(r"(?<=[.!?])\s", lesson.strip(), maxsplit=1)[0]
         key = re.sub(r"\W+", " ", first.casefold()).strip()
-        if not key or key in seen or sum(len(k) + 1 for k in kept) + len(first) > max_chars:
-            continue
-        seen.add(key)
-        kept.append(first)
-    return tuple(kept)
+        if key:
+            firsts.setdefault(key, first)
+    return tuple(within_budget(firsts.values(), max_chars, skip=True))
 
 
 @dataclass
@@ -576,8 +573,8 @@ class ExtractDetails(Tool):
 
     def __call__(self, dataset: str) -> str:
         episode, work = self.episode, self.work(dataset)
-        hints = _within([*work.evidence, *(f"link candidate ({c.source}): {c.url}" for c in work.paper_links[:2])],
-                        HINT_CHARS)
+        links = (f"link candidate ({c.source}): {c.url}" for c in work.paper_links[:2])
+        hints = tuple(within_budget([*work.evidence, *links], HINT_CHARS))
         episode.view.hints = {**episode.view.hints, dataset: hints}
         episode.agent.episode_counters.add(hinted_details=bool(hints))
         if work.details is not None:
@@ -701,12 +698,3 @@ def _add_candidates(episode: Episode, names: list[str]) -> int:
     room = max(0, MAX_CANDIDATES - len(view.candidates))
     view.candidates = (*view.candidates, *new[:room])
     return len(new[:room])
-
-
-def _within(lines: list[str], max_chars: int) -> tuple[str, ...]:
-    kept: list[str] = []
-    for line in lines:
-        if sum(len(k) + 1 for k in kept) + len(line) > max_chars:
-            break
-        kept.append(line)
-    return tuple(kept)

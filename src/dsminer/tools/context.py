@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from dsminer.tools.pdf import PaperLink, ParsedPaper, Sentence, select_dataset_sentences
 from dsminer.tools.tables import TableText
-from dsminer.tools.text import name_pattern
+from dsminer.tools.text import name_pattern, within_budget
 
 MAX_URLS = 8
 MAX_SENTENCE_CHARS = 400
@@ -23,15 +23,7 @@ def format_sentences(sentences: Sequence[Sentence]) -> str:
 
 def format_tables(tables: Sequence[TableText], max_chars: int = TABLE_CHARS) -> str:
     """One line a table (caption, columns, rows), as many as fit in `max_chars`."""
-    lines: list[str] = []
-    size = 0
-    for table in tables:
-        line = f"[p{table.page}] {table.describe()}"
-        if size + len(line) > max_chars:
-            break
-        lines.append(line)
-        size += len(line) + 1
-    return "\n".join(lines)
+    return "\n".join(within_budget((f"[p{table.page}] {table.describe()}" for table in tables), max_chars))
 
 
 def _compact(text: str) -> str:
@@ -91,9 +83,4 @@ def dataset_evidence(paper: ParsedPaper, names: Sequence[str], max_chars: int = 
                 break
     lines = [f"[p{indexed[i][0].page}] {indexed[i][0].text[:MAX_SENTENCE_CHARS]}" for i in picked]
     lines += [f"[p{t.page}] {t.describe(300)}" for t in paper.tables if any(p.search(t.describe()) for p in patterns)]
-    kept: list[str] = []
-    for line in lines:
-        if sum(len(k) + 1 for k in kept) + len(line) > max_chars and kept:
-            break
-        kept.append(line)
-    return "\n".join(kept)
+    return "\n".join(within_budget(lines, max_chars, keep_first=True))

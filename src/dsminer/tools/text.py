@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 _URL = re.compile(r"(?:(?:https?|ftp)://|(?<![A-Za-z_@/.-])www\.)[^\s<>\"{}|\\^`\u201c\u201d\u2018\u2019]+", re.I)
@@ -33,6 +34,21 @@ def is_table_row_text(sentence: str) -> bool:
     """Whether a "sentence" is table text run together: many words, a third or more of them numbers."""
     words = sentence.split()
     return len(words) >= 5 and sum(bool(_NUMBER_TOKEN.match(w)) for w in words) >= len(words) / 3
+
+
+def within_budget(lines: Iterable[str], max_chars: int, keep_first: bool = False, skip: bool = False) -> list[str]:
+    """The lines, in order, that fit in `max_chars` joined by newlines: up to the first that does not fit, or with
+    `skip` every later line that still fits. With `keep_first` the first line is kept even when it alone does not."""
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) > max_chars and not (keep_first and not kept):
+            if skip:
+                continue
+            break
+        kept.append(line)
+        size += len(line) + 1
+    return kept
 
 
 def collapse_whitespace(text: str | None) -> str:
