@@ -42,7 +42,7 @@ from dsminer.signatures import (
 )
 from dsminer.tools.memory import Experience, MemoryStore, generic_keywords, lesson_for
 from dsminer.tools.pdf import ParsedPaper
-from dsminer.tools.records import DatasetDetails, build_record
+from dsminer.tools.records import DatasetDetails, build_record, complete_refs
 from dsminer.tools.reflection import Reflection, plan_retry
 
 ReflectionMode = Literal["rule", "llm", "selective"]
@@ -170,9 +170,10 @@ class AgentController:
         return view
 
     def paper_refs(self) -> PaperRefs:
-        if self.supplied is not None and self.supplied.title:
-            self.emit("metadata_supplied", "metadata", title=self.supplied.title)
-            return self.supplied
+        known = complete_refs(self.supplied)
+        if known is not None:
+            self.emit("metadata_supplied", "metadata", title=known.title)
+            return known
         return self.execute(self.agent.steps["metadata"], self.supplied or PaperRefs())
 
     def execute(self, step: Any, state: Any, target: str | None = None) -> Any:

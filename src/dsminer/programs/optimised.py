@@ -40,7 +40,7 @@ from dsminer.tools.grounding import (
 from dsminer.tools.links import platform_for_url
 from dsminer.tools.memory import MemoryStore
 from dsminer.tools.pdf import ParsedPaper
-from dsminer.tools.records import DatasetDetails, build_record, is_self_link, resolve_link, url_names
+from dsminer.tools.records import DatasetDetails, build_record, complete_refs, is_self_link, resolve_link, url_names
 from dsminer.tools.references import Reference, extract_references, references_for
 from dsminer.tools.reflection import reflect_on_details
 from dsminer.tools.selection import ChosenDataset
@@ -282,8 +282,7 @@ class Episode(AgentController):
                  events: EventLog) -> None:
         super().__init__(agent, paper, supplied, events)
         self.agent: OptimisedAgent = agent
-        known = supplied if supplied is not None and supplied.title else None
-        self.ws = Workspace(paper, supplied, agent.step_budget, refs=known)
+        self.ws = Workspace(paper, supplied, agent.step_budget, refs=complete_refs(supplied))
         self.tools = {tool.name: tool for tool in build_tools(self)}
 
     def run(self) -> list[DatasetRecord]:

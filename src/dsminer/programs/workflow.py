@@ -27,7 +27,7 @@ from dsminer.signatures import ClassifyDatasetNames, DescribeDataset, ExtractPap
 from dsminer.tools.context import dataset_evidence
 from dsminer.tools.evidence_model import EvidenceModel
 from dsminer.tools.pdf import ParsedPaper, first_pages_text
-from dsminer.tools.records import DatasetDetails, build_record
+from dsminer.tools.records import DatasetDetails, build_record, complete_refs
 from dsminer.tools.selection import ChosenDataset
 
 log = logging.getLogger(__name__)
@@ -61,9 +61,10 @@ class WorkflowExtractor(dspy.Module):
         return dspy.Prediction(records=records)
 
     def paper_refs(self, paper: ParsedPaper, supplied: PaperRefs | None, events: EventLog) -> PaperRefs:
-        if supplied is not None and supplied.title:
-            events.emit("metadata_supplied", paper=paper.file_name, step="metadata", title=supplied.title)
-            return supplied
+        known = complete_refs(supplied)
+        if known is not None:
+            events.emit("metadata_supplied", paper=paper.file_name, step="metadata", title=known.title)
+            return known
         first_page = first_pages_text(paper, METADATA_CHARS)
         return refs_of(run_step(self.metadata, events, paper, "metadata", {"first_page": first_page}), supplied)
 

@@ -176,6 +176,12 @@ def refs_from_metadata(
     return extracted.model_copy(update=merged)
 
 
+def complete_refs(supplied: PaperRefs | None) -> PaperRefs | None:
+    """The supplied paper references when they make the metadata step needless (they give the title), else None.
+    Supplied values always win over extracted ones (`refs_from_metadata`)."""
+    return supplied if supplied is not None and supplied.title else None
+
+
 def _plausible_year(value: object) -> int | None:
     match = re.search(r"\b(19[5-9]\d|20\d\d)\b", str(value or ""))
     return int(match.group(1)) if match else None
