@@ -9,6 +9,7 @@ import pymupdf
 import pytest
 
 from dsminer.errors import PdfReadError
+from dsminer.tools.context import select_dataset_sentences
 from dsminer.tools.pdf import (
     PageText,
     PaperLink,
@@ -18,7 +19,6 @@ from dsminer.tools.pdf import (
     first_pages_text,
     line_number_words,
     parse_pdf,
-    select_dataset_sentences,
 )
 
 

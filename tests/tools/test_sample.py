@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from dsminer.tools.links import links_for_name
-from dsminer.tools.pdf import ParsedPaper, find_mention, parse_pdf, select_dataset_sentences
+from dsminer.tools.context import select_dataset_sentences
+from dsminer.tools.pdf import ParsedPaper, find_mention, parse_pdf
 from dsminer.tools.sample import SAMPLE_GOLD, write_sample_papers
 from dsminer.tools.text import name_pattern
 

@@ -3,11 +3,14 @@ dataset's own evidence for the detail step."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from dsminer.tools.pdf import PaperLink, ParsedPaper, Sentence, select_dataset_sentences
+from dsminer.tools.cues import score_sentence
+from dsminer.tools.pdf import PaperLink, ParsedPaper, Sentence
+from dsminer.tools.sections import is_data_section, section_titles
 from dsminer.tools.tables import TableText
-from dsminer.tools.text import name_pattern, within_budget
+from dsminer.tools.text import TABLE_CAPTION, name_pattern, within_budget
 
 MAX_URLS = 8
 MAX_SENTENCE_CHARS = 400
@@ -15,6 +18,8 @@ CONTEXT_CHARS = 4000  # about 1,000 tokens: sentences and tables together
 TABLE_CHARS = 1100
 EVIDENCE_CHARS = 700
 EVIDENCE_MENTIONS = 3
+SENTENCES_CHARS = 6000  # about 1,500 tokens: sentences alone, when a caller gives no budget
+SECTION_BONUS = 2.0  # a cued sentence in a data, experiment or evaluation section
 
 
 def format_sentences(sentences: Sequence[Sentence]) -> str:
@@ -51,6 +56,44 @@ def format_urls(paper: ParsedPaper, limit: int = MAX_URLS) -> str:
         if len(lines) >= limit:
             break
     return "\n".join(lines)
+
+
+def _shorten(text: str, keep: re.Match[str] | None) -> str:
+    """Cut a long sentence to a window of about 400 characters around `keep`."""
+    if len(text) <= MAX_SENTENCE_CHARS:
+        return text
+    centre = keep.start() if keep else 0
+    lo = max(0, min(centre - MAX_SENTENCE_CHARS // 3, len(text) - MAX_SENTENCE_CHARS))
+    window = text[lo : lo + MAX_SENTENCE_CHARS].rsplit(" ", 1)[0]
+    return ("... " if lo else "") + window + " ..."
+
+
+def select_dataset_sentences(
+    paper: ParsedPaper, max_sentences: int = 40, extra_keywords: Sequence[str] = (),
+    max_chars: int = SENTENCES_CHARS,
+) -> list[Sentence]:
+    """The sentences most likely to name datasets, at most `max_sentences` and about `max_chars`, in
+    document order. Sentences in data, experiment and evaluation sections score higher."""
+    table_pages = {page.number for page in paper.pages if TABLE_CAPTION.search(page.text)}
+    indexed = paper.indexed_sentences()
+    titles = section_titles([sentence.text for sentence, _ in indexed])
+    scored: list[tuple[float, int, Sentence, re.Match[str] | None]] = []
+    seen: set[str] = set()
+    for index, ((sentence, in_refs), title) in enumerate(zip(indexed, titles)):
+        key = sentence.text.casefold()
+        if key in seen:
+            continue
+        seen.add(key)
+        score, anchor = score_sentence(sentence.text, extra_keywords, sentence.page in table_pages)
+        score -= 6.0 if in_refs else 0.0
+        score += SECTION_BONUS if score > 0 and not in_refs and is_data_section(title) else 0.0
+        if score >= 2.0:
+            scored.append((score, index, sentence, anchor))
+    best = sorted(scored, key=lambda item: (-item[0], item[1]))[:max_sentences]
+    chosen = [(index, Sentence(s.page, _shorten(s.text, anchor))) for _, index, s, anchor in best]
+    while len(chosen) > 1 and sum(len(s.text) for _, s in chosen) > max_chars:
+        chosen.pop()
+    return [sentence for _, sentence in sorted(chosen, key=lambda item: item[0])]
 
 
 def build_paper_context(

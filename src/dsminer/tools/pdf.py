@@ -12,8 +12,6 @@ from typing import Literal
 import pymupdf
 
 from dsminer.errors import PdfReadError
-from dsminer.tools.cues import score_sentence
-from dsminer.tools.sections import is_data_section, section_titles
 from dsminer.tools.tables import TableText, read_page_tables
 from dsminer.tools.text import (
     TABLE_CAPTION,
@@ -34,7 +32,6 @@ __all__ = [
     "find_urls",
     "first_pages_text",
     "parse_pdf",
-    "select_dataset_sentences",
     "split_sentences",
 ]
 
@@ -42,9 +39,6 @@ logger = logging.getLogger(__name__)
 
 _TEXT_FLAGS = pymupdf.TEXTFLAGS_BLOCKS & ~pymupdf.TEXT_PRESERVE_LIGATURES
 _MIN_CHARS_PER_PAGE = 20
-_MAX_SENTENCE_CHARS = 400
-_MAX_TOTAL_CHARS = 6000  # about 1,500 tokens of sentences
-_SECTION_BONUS = 2.0
 _ANCHOR_PUNCTUATION = " .,;:()[]\"'"
 _LINE_NUMBER = re.compile(r"[0-9]{1,4}")
 _MIN_LINE_NUMBERS = 8
@@ -260,44 +254,6 @@ def _index_sentences(pages: Sequence[PageText]) -> list[tuple[Sentence, bool]]:
             in_refs = start is not None and start <= (index, lo) and (end is None or (index, lo) < end)
             indexed.extend((Sentence(page.number, s), in_refs) for s in split_sentences(page.text[lo:hi]))
     return indexed
-
-
-def _shorten(text: str, keep: re.Match[str] | None) -> str:
-    """Cut a long sentence to a window of about 400 characters around `keep`."""
-    if len(text) <= _MAX_SENTENCE_CHARS:
-        return text
-    centre = keep.start() if keep else 0
-    lo = max(0, min(centre - _MAX_SENTENCE_CHARS // 3, len(text) - _MAX_SENTENCE_CHARS))
-    window = text[lo : lo + _MAX_SENTENCE_CHARS].rsplit(" ", 1)[0]
-    return ("... " if lo else "") + window + " ..."
-
-
-def select_dataset_sentences(
-    paper: ParsedPaper, max_sentences: int = 40, extra_keywords: Sequence[str] = (),
-    max_chars: int = _MAX_TOTAL_CHARS,
-) -> list[Sentence]:
-    """The sentences most likely to name datasets, at most `max_sentences` and about `max_chars`, in
-    document order. Sentences in data, experiment and evaluation sections score higher."""
-    table_pages = {page.number for page in paper.pages if TABLE_CAPTION.search(page.text)}
-    indexed = paper.indexed_sentences()
-    titles = section_titles([sentence.text for sentence, _ in indexed])
-    scored: list[tuple[float, int, Sentence, re.Match[str] | None]] = []
-    seen: set[str] = set()
-    for index, ((sentence, in_refs), title) in enumerate(zip(indexed, titles)):
-        key = sentence.text.casefold()
-        if key in seen:
-            continue
-        seen.add(key)
-        score, anchor = score_sentence(sentence.text, extra_keywords, sentence.page in table_pages)
-        score -= 6.0 if in_refs else 0.0
-        score += _SECTION_BONUS if score > 0 and not in_refs and is_data_section(title) else 0.0
-        if score >= 2.0:
-            scored.append((score, index, sentence, anchor))
-    best = sorted(scored, key=lambda item: (-item[0], item[1]))[:max_sentences]
-    chosen = [(index, Sentence(s.page, _shorten(s.text, anchor))) for _, index, s, anchor in best]
-    while len(chosen) > 1 and sum(len(s.text) for _, s in chosen) > max_chars:
-        chosen.pop()
-    return [sentence for _, sentence in sorted(chosen, key=lambda item: item[0])]
 
 
 def find_mention(paper: ParsedPaper, names: Sequence[str]) -> Sentence | None:
