@@ -8,7 +8,7 @@ from dsminer.config import Settings
 from dsminer.programs.agent import AgentOptions, ReflectiveAgent
 from dsminer.programs.registry import build_program
 from dsminer.programs.workflow import WorkflowExtractor
-from dsminer.run.events import EventLog
+from dsminer.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.candidates import find_candidates
 from dsminer.tools.memory import MemoryStore

@@ -16,7 +16,7 @@ from dsminer.programs.optimised import (
     compress_lessons,
 )
 from dsminer.programs.registry import build_program
-from dsminer.run.events import EventLog
+from dsminer.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.pdf import parse_pdf
 from dsminer.tools.records import DatasetDetails

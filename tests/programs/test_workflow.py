@@ -2,7 +2,7 @@ import dspy
 from dspy.utils import DummyLM
 
 from dsminer.programs.workflow import WorkflowExtractor
-from dsminer.run.events import EventLog
+from dsminer.events import EventLog
 from dsminer.schema import DatasetRecord, PaperRefs
 from dsminer.tools.pdf import parse_pdf
 

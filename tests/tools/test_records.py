@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from dsminer.run.events import EventLog
+from dsminer.events import EventLog
 from dsminer.tools.pdf import parse_pdf
 from dsminer.tools.records import clean_text, first_url, refs_from_metadata, resolve_link
 from dsminer.tools.sample import write_sample_papers

@@ -32,7 +32,7 @@ from dsminer.programs.agent_tools import (
     ToolManager,
 )
 from dsminer.programs.steps import STEP_TOKENS
-from dsminer.run.events import EventLog
+from dsminer.events import EventLog
 from dsminer.schema import DatasetRecord, PaperRefs
 from dsminer.signatures import (
     ClassifyDatasetNamesWithMemory,

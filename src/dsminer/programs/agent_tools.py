@@ -25,7 +25,7 @@ from dsminer.programs.steps import (
     run_step,
     shown_text,
 )
-from dsminer.run.events import EventLog
+from dsminer.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.signatures.reflection import without_memory_block
 from dsminer.tools.benchmarks import BenchmarkCues, find_benchmark_cues

@@ -22,7 +22,7 @@ import dspy
 from dsminer.programs.agent import AgentController, AgentOptions, ReflectiveAgent, step_span
 from dsminer.programs.agent_tools import COUNTS_LOCK, Counts, FoundNames
 from dsminer.programs.steps import run_step
-from dsminer.run.events import EventLog
+from dsminer.events import EventLog
 from dsminer.schema import DatasetRecord, PaperRefs
 from dsminer.signatures import ChooseNextTool, choose_among
 from dsminer.tools.candidates import is_name_shaped, sentence_candidates

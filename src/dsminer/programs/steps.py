@@ -11,7 +11,7 @@ from typing import Any
 import dspy
 
 from dsminer.run.faults import StepFailure, current_guard
-from dsminer.run.events import EventLog
+from dsminer.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.candidates import find_candidates
 from dsminer.tools.context import CONTEXT_CHARS, build_paper_context

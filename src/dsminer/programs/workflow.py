@@ -21,7 +21,7 @@ from dsminer.programs.steps import (
     run_step,
     shown_text,
 )
-from dsminer.run.events import EventLog
+from dsminer.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.signatures import ClassifyDatasetNames, DescribeDataset, ExtractPaperMetadata
 from dsminer.tools.context import dataset_evidence

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dsminer.run.events import EventLog
+from dsminer.events import EventLog
 from dsminer.schema import DatasetDescribe, DatasetRecord, Evidence, PaperRefs, make_dataset_id, normalize_name
 from dsminer.tools.context import is_reference_only
 from dsminer.tools.links import links_for_name, match_paper_url, platform_for_url
