@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from dspy.utils.exceptions import AdapterParseError, LMAuthError, LMInvalidRequestError, LMProviderError, LMServerError
 
-from dsminer.run.faults import EndpointError, PaperGuard, PaperTimeout, StepFailure
+from dsminer.faults import EndpointError, PaperGuard, PaperTimeout, StepFailure
 from dsminer.run.harness import default_out_dir
 from dsminer.run.store import RunStore
 from tests.fake_openai import FakeOpenAI, scripted

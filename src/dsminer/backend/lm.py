@@ -67,7 +67,7 @@ def endpoints(settings: BackendSettings) -> list[str]:
 
 def build_lm(settings: BackendSettings, api_base: str) -> dspy.LM:
     """A DSPy LM for an OpenAI-compatible endpoint, with the run's sampling controls; it makes one attempt per
-    call, and `dsminer.run.faults` decides what a failed attempt means."""
+    call, and `dsminer.faults` decides what a failed attempt means."""
     return TimedLM(
         f"openai/{settings.model}",
         api_base=api_base,
@@ -77,7 +77,7 @@ def build_lm(settings: BackendSettings, api_base: str) -> dspy.LM:
         seed=settings.seed,
         timeout=settings.request_timeout_s,
         cache=settings.cache,
-        num_retries=0,  # faults are retried by the paper's guard (dsminer.run.faults), with backoff and counted
+        num_retries=0,  # faults are retried by the paper's guard (dsminer.faults), with backoff and counted
     )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import dspy
 
-from dsminer.run.faults import StepFailure, current_guard
+from dsminer.faults import StepFailure, current_guard
 from dsminer.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.tools.candidates import find_candidates
@@ -28,7 +28,7 @@ STEP_TOKENS = {"metadata": 256, "names": 450, "details": 160, "reflection": 160}
 
 def run_step(predictor: dspy.Predict, events: EventLog, paper: ParsedPaper, step: str, inputs: Mapping[str, Any],
              config: Mapping[str, Any] | None = None, **action: Any) -> dspy.Prediction | None:
-    """Call one predictor under the paper's guard (see `dsminer.run.faults`).
+    """Call one predictor under the paper's guard (see `dsminer.faults`).
 
     An endpoint fault is retried with backoff and then ends the paper (`EndpointError`); a malformed
     answer is retried once and then the step fails: a `parse_failed` or `step_failed` event and an empty

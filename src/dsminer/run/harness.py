@@ -24,7 +24,7 @@ from dsminer.errors import ConfigError, DsminerError
 from dsminer.programs.compiled import program_params
 from dsminer.run import tracking
 from dsminer.run.dspy_tracing import trace_dspy_calls
-from dsminer.run.faults import EndpointError, PaperGuard, describe, guarding
+from dsminer.faults import EndpointError, PaperGuard, describe, guarding
 from dsminer.events import EventLog
 from dsminer.run.parsing import PaperParser, parse_processes
 from dsminer.run.store import RunStore, environment_snapshot, run_metrics

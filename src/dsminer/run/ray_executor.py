@@ -32,7 +32,7 @@ from dsminer.programs.registry import build_program
 from dsminer.run import tracking
 from dsminer.run.dspy_tracing import trace_dspy_calls
 from dsminer.events import EventLog
-from dsminer.run.faults import EndpointError, PaperGuard
+from dsminer.faults import EndpointError, PaperGuard
 from dsminer.run.harness import SizedIterator, process_paper, program_metrics, status_line, stop_when_down
 from dsminer.run.parsing import PaperParser
 from dsminer.run.store import RunStore
