@@ -10,8 +10,8 @@ from typing import Any
 import mlflow
 
 from dsminer.cli.optimize import is_sentence_gold
-from dsminer.corpus.scirex import read_document
-from dsminer.evaluation.module_eval import score_candidates
+from dsminer.evaluation.scirex import read_document
+from dsminer.programs.module_eval import score_candidates
 from tests.fake_openai import FakeOpenAI, chat_fields, chat_reply, scripted
 from tests.scirex_docs import reef_doc, scirex_doc
 from tests.helpers import assert_one_line_error, invoke

@@ -3,7 +3,7 @@ import pytest
 from dspy.utils import DummyLM
 
 import dsminer.programs.optimize as optimize
-from dsminer.corpus.scirex import read_document
+from dsminer.evaluation.scirex import read_document
 from dsminer.errors import ConfigError
 from dsminer.evaluation.sentence_gold import SentenceExample
 from dsminer.programs.compiled import apply_program, load_program, save_program

@@ -99,7 +99,7 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
 
     from dsminer.errors import GoldMismatchError
     from dsminer.evaluation.gold import check_gold_fits
-    from dsminer.evaluation.module_eval import recorded_answers, score_answers, score_selection
+    from dsminer.programs.module_eval import recorded_answers, score_answers, score_selection
     from dsminer.evaluation.runs import load_run
     from dsminer.run import tracking
 
@@ -131,7 +131,7 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
 def run_candidate_eval(settings: Settings, path: Path, n: int, excluded: set[str]) -> dict[str, float]:
     import mlflow
 
-    from dsminer.evaluation.module_eval import score_candidates
+    from dsminer.programs.module_eval import score_candidates
     from dsminer.run import tracking
 
     docs = documents(path, excluded, n)
@@ -149,7 +149,7 @@ def run_module_eval(settings: Settings, gold: Path, n: int, seed: int) -> dict[s
     import mlflow
 
     from dsminer.run import tracking
-    from dsminer.evaluation.module_eval import evaluate_name_step
+    from dsminer.programs.module_eval import evaluate_name_step
     from dsminer.evaluation.sentence_gold import load_sentence_gold, sample_examples
 
     examples = sample_examples(load_sentence_gold(gold), n, seed)
@@ -182,7 +182,7 @@ def fit_selection(
     with user_errors():
         from dsminer.errors import GoldMismatchError
         from dsminer.evaluation.gold import check_gold_fits
-        from dsminer.evaluation.module_eval import evidence_examples, recorded_answers
+        from dsminer.programs.module_eval import evidence_examples, recorded_answers
         from dsminer.evaluation.runs import load_run
         from dsminer.programs.compiled import bundled_program_path, save_evidence_model
         from dsminer.tools.evidence_model import fit_evidence_model

@@ -18,7 +18,7 @@ from dsminer.errors import ConfigError
 
 if TYPE_CHECKING:
     from dsminer.backend.lm import Backend
-    from dsminer.corpus.scirex import ScirexPaper
+    from dsminer.evaluation.scirex import ScirexPaper
     from dsminer.evaluation.sentence_gold import SentenceExample
     from dsminer.programs.compiled import CompiledProgram
 
@@ -195,7 +195,7 @@ def sentence_gold(path: Path, limit: int | None) -> list[SentenceExample]:
 
 def documents(path: Path, excluded: set[str], limit: int | None, skip: int = 0) -> list[ScirexPaper]:
     """The SciREX documents at `path` outside `excluded`, `limit` of them after the first `skip`; at least one."""
-    from dsminer.corpus.scirex import load_scirex
+    from dsminer.evaluation.scirex import load_scirex
 
     docs = load_scirex(path, None if limit is None else skip + limit, excluded)[skip:]
     if not docs:

@@ -1,6 +1,6 @@
 """Compile the names and detail steps against gold with DSPy's optimisers.
 
-Examples are SciREX documents read as papers (`dsminer.corpus.scirex`) and turned into exactly what the
+Examples are SciREX documents read as papers (`dsminer.evaluation.scirex`) and turned into exactly what the
 steps read at run time: the same context builder and candidate finder for names, the same evidence builder
 for details. Metrics come from the evaluation code (`dsminer.evaluation.step_scores`): for names, recall
 and lenient precision of the datasets the shared selection keeps; for details, completeness and grounding.
@@ -17,9 +17,9 @@ from typing import Any
 
 import dspy
 
-from dsminer.corpus.scirex import ScirexPaper
+from dsminer.evaluation.scirex import ScirexPaper
 from dsminer.errors import ConfigError
-from dsminer.evaluation.module_eval import sentence_f1
+from dsminer.programs.module_eval import sentence_f1
 from dsminer.evaluation.sentence_gold import SentenceExample, names_match
 from dsminer.evaluation.step_scores import names_feedback, score_details, score_names
 from dsminer.programs.agent_tools import FoundNames, NamesStep, ReadPaper, StepInput, reflect_inputs

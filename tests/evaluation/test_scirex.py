@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from dsminer.corpus.scirex import detokenize, load_scirex, read_document
+from dsminer.evaluation.scirex import detokenize, load_scirex, read_document
 from dsminer.errors import DsminerError
 from dsminer.programs.steps import names_inputs
 from tests.scirex_docs import reef_doc

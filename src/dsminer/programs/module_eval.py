@@ -24,7 +24,7 @@ from dsminer.tools.evidence_model import NameEvidence
 from dsminer.tools.selection import Proposal, select_datasets
 
 if TYPE_CHECKING:
-    from dsminer.corpus.scirex import ScirexPaper
+    from dsminer.evaluation.scirex import ScirexPaper
 
 
 def _dataset_names(prediction: dspy.Prediction | None) -> list[str]:
