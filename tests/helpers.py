@@ -78,13 +78,13 @@ def hang_on_stuck(path: Path) -> ParsedPaper:
 
 def papers(out: Path = Path("out")) -> dict[str, dict]:
     """A run directory's status lines by file."""
-    from dsminer.run.store import RunStore
+    from dsminer.store import RunStore
 
     return {row["file"]: row for row in RunStore(out).read_papers()}
 
 
 def records(out: Path = Path("out")) -> list[str]:
     """A run directory's records as sorted "file:name" strings."""
-    from dsminer.run.store import RunStore
+    from dsminer.store import RunStore
 
     return sorted(f"{r.evidence.source}:{r.name}" for r in RunStore(out).read_records())

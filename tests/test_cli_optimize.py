@@ -122,7 +122,7 @@ def test_the_optimisers_trial_scores_are_logged_per_trial(tmp_path):
     from types import SimpleNamespace
 
     from dsminer.cli.optimize import log_trials
-    from dsminer.run import tracking
+    from dsminer import tracking
 
     # as MIPROv2 leaves them on its program (Evaluate's percentages), and as GEPA keeps its candidates' scores
     mipro = SimpleNamespace(trial_logs={1: {"full_eval_score": 45.1, "full_eval_program": object()},

@@ -168,7 +168,7 @@ def test_ctrl_c_keeps_finished_papers_and_marks_the_run_interrupted(tmp_path, co
 def test_traces_are_written_by_one_thread_unless_the_user_sets_otherwise(tmp_path, monkeypatch):
     from mlflow.environment_variables import MLFLOW_ASYNC_TRACE_LOGGING_MAX_WORKERS as writers
 
-    from dsminer.run import tracking
+    from dsminer import tracking
 
     monkeypatch.setenv(writers.name, "")
     monkeypatch.delenv(writers.name)

@@ -10,7 +10,7 @@ from dspy.utils.exceptions import AdapterParseError, LMAuthError, LMInvalidReque
 
 from dsminer.faults import EndpointError, PaperGuard, PaperTimeout, StepFailure
 from dsminer.run.harness import default_out_dir
-from dsminer.run.store import RunStore
+from dsminer.store import RunStore
 from tests.fake_openai import FakeOpenAI, scripted
 from tests.helpers import CALLS_PER_PAPER, fish_corpus, one_page_pdf, papers, records
 
@@ -358,7 +358,7 @@ def test_two_runs_starting_together_on_a_new_sqlite_store_do_not_race(tmp_path):
     import sys
 
     uri = f"sqlite:///{tmp_path}/new/mlflow.db"
-    code = ("import sys; from dsminer.run.tracking import use_experiment; "
+    code = ("import sys; from dsminer.tracking import use_experiment; "
             "print(use_experiment(sys.argv[1], 'shared'))")
     processes = [subprocess.Popen([sys.executable, "-c", code, uri], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True) for _ in range(3)]

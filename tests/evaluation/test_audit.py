@@ -15,8 +15,8 @@ from dsminer.evaluation.audit import (
     carry_verdicts,
     sample_audit,
     score_audit,
-    write_audit_sheet,
 )
+from dsminer.evaluation.report import write_audit_sheet
 from dsminer.evaluation.runs import assign_labels, load_run
 
 

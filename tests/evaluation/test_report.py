@@ -23,10 +23,9 @@ from dsminer.evaluation.audit import (
     carry_verdicts,
     sample_audit,
     score_audit,
-    write_audit_sheet,
 )
 from dsminer.evaluation.gold import load_gold
-from dsminer.evaluation.report import build_report
+from dsminer.evaluation.report import build_report, write_audit_sheet
 from dsminer.evaluation.runs import read_run_dir
 from tests.evaluation.conftest import make_record, write_jsonl
 from tests.tools.conftest import FOOTNOTE, LINK, PAGE_ONE, PAGE_TWO, build_pdf

@@ -109,7 +109,7 @@ def test_summary_and_the_runs_own_metrics_agree(tmp_path):
     import json
 
     from dsminer.evaluation.runs import read_run_dir
-    from dsminer.run.store import RunStore, run_metrics
+    from dsminer.store import RunStore, run_metrics
     from dsminer.schema import DatasetRecord
 
     store = RunStore(tmp_path / "run")

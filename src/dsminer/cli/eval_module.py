@@ -101,7 +101,7 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
     from dsminer.evaluation.gold import check_gold_fits
     from dsminer.programs.module_eval import recorded_answers, score_answers, score_selection
     from dsminer.evaluation.runs import load_run
-    from dsminer.run import tracking
+    from dsminer import tracking
 
     answers = recorded_answers(load_run(run, settings.tracking_uri).events) if run else None
     if answers is not None and not answers:
@@ -132,7 +132,7 @@ def run_candidate_eval(settings: Settings, path: Path, n: int, excluded: set[str
     import mlflow
 
     from dsminer.programs.module_eval import score_candidates
-    from dsminer.run import tracking
+    from dsminer import tracking
 
     docs = documents(path, excluded, n)
     experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
@@ -148,7 +148,7 @@ def run_candidate_eval(settings: Settings, path: Path, n: int, excluded: set[str
 def run_module_eval(settings: Settings, gold: Path, n: int, seed: int) -> dict[str, float]:
     import mlflow
 
-    from dsminer.run import tracking
+    from dsminer import tracking
     from dsminer.programs.module_eval import evaluate_name_step
     from dsminer.evaluation.sentence_gold import load_sentence_gold, sample_examples
 

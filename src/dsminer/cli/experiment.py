@@ -52,7 +52,7 @@ def run_experiment(settings: list[Settings], pdf_dir: Path, folder: Path, gold: 
     import mlflow
 
     from dsminer.corpus.local import load_corpus
-    from dsminer.run import tracking
+    from dsminer import tracking
     from dsminer.run.harness import run_condition
     from dsminer.programs.registry import build_program
 
@@ -117,6 +117,6 @@ def compare_experiment(folder: Path, conditions: list[str], gold: Path | None, p
 
 
 def _run_id(run_dir: Path) -> str | None:
-    from dsminer.run.store import read_manifest
+    from dsminer.store import read_manifest
 
     return ((read_manifest(run_dir / "manifest.json") or {}).get("mlflow") or {}).get("run_id")

@@ -253,7 +253,7 @@ def backend_run(settings: Settings, name: str, kind: str, params: dict[str, Any]
     """The configured backend, open, inside an MLflow run tagged `kind` that holds `params` and the model's."""
     import mlflow
 
-    from dsminer.run import tracking
+    from dsminer import tracking
 
     experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
     with configured_backend(settings) as backend, mlflow.start_run(

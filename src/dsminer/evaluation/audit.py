@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import random
 import re
 from collections import defaultdict
@@ -16,7 +15,6 @@ from dsminer.evaluation.compare import PairKey, canonical_titles, pair_key
 from dsminer.evaluation.runs import RunData, assign_labels, paper_file
 from dsminer.schema import DatasetRecord, normalize_name
 
-logger = logging.getLogger(__name__)
 
 INFO_COLUMNS = ["row", "condition", "run_id", "category", "paper", "title", "dataset", "norm_name",
                 "dataset_link", "platform", "content", "page", "quote"]
@@ -109,21 +107,6 @@ def carry_verdicts(frame: pd.DataFrame, earlier: Path | str) -> int:
 
 def _yes_no(verdict: bool | None) -> str:
     return "" if verdict is None else "yes" if verdict else "no"
-
-
-def write_audit_sheet(frame: pd.DataFrame, runs: list[RunData], out_dir: Path,
-                      pdf_dir: Path | None = None) -> list[Path]:
-    """Write audit.csv (for the verdicts) and audit.html: the report page of the sampled records (each beside its
-    evidence page, the quote highlighted, see `dsminer.evaluation.report`), whose verdict form downloads a
-    filled audit.csv."""
-    from dsminer.evaluation.report import build_report
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    csv_path = out_dir / "audit.csv"
-    frame.to_csv(csv_path, index=False)
-    html_path = build_report(runs, out_dir, pdf_dir=pdf_dir, sheet=frame, index_name="audit.html")["index"]
-    logger.info("wrote an audit sheet of %d rows to %s", len(frame), out_dir)
-    return [csv_path, html_path]
 
 
 def score_audit(path: Path | str) -> dict[str, Any]:

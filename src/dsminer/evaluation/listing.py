@@ -5,7 +5,7 @@ from __future__ import annotations
 import mlflow
 
 from dsminer.errors import RunNotFoundError
-from dsminer.run.tracking import resolve_tracking_uri
+from dsminer.tracking import resolve_tracking_uri
 
 COLUMNS = {
     "run_id": "run", "tags.condition": "condition", "status": "status", "start_time": "started",

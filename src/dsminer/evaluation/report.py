@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pymupdf
 
 from dsminer.evaluation.audit import INFO_COLUMNS, VERDICT_COLUMNS
@@ -274,3 +275,15 @@ def build_report(runs: list[RunData], out_dir: Path, gold: list[GoldPaper] | Non
     return {"index": index, "records": len(rows), "pages": len(pages.sources), "embedded": embed,
             "missed": len(missed), "without_image": sum(row["image"] is None for row in rows)}
 
+
+def write_audit_sheet(frame: pd.DataFrame, runs: list[RunData], out_dir: Path,
+                      pdf_dir: Path | None = None) -> list[Path]:
+    """Write audit.csv (for the verdicts) and audit.html: the report page of the sampled records (each beside its
+    evidence page, the quote highlighted, see `dsminer.evaluation.report`), whose verdict form downloads a
+    filled audit.csv."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    csv_path = out_dir / "audit.csv"
+    frame.to_csv(csv_path, index=False)
+    html_path = build_report(runs, out_dir, pdf_dir=pdf_dir, sheet=frame, index_name="audit.html")["index"]
+    logger.info("wrote an audit sheet of %d rows to %s", len(frame), out_dir)
+    return [csv_path, html_path]

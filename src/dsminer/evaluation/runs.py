@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from dsminer.config import DEFAULT_TRACKING_URI
 from dsminer.errors import RunFileError, RunNotFoundError
 from dsminer.jsonl import iter_json_objects
-from dsminer.run.store import committed_records, latest_per_file, read_manifest
+from dsminer.store import committed_records, latest_per_file, read_manifest
 from dsminer.schema import DatasetRecord
 
 logger = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dsminer.evaluation.runs import RunData, paper_file, processed_files
-from dsminer.run.store import run_metrics
+from dsminer.store import run_metrics
 from dsminer.schema import DatasetRecord
 
 logger = logging.getLogger(__name__)

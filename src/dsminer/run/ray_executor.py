@@ -2,7 +2,7 @@
 
 The driver (the `dsminer` command) keeps what a run owns: the run directory and its lock, the manifest, the
 MLflow run, and the commit of each paper, in the order papers finish. A task processes one paper in a Ray
-worker process with the same code as the local executor (`harness.process_paper`): it parses the PDF, runs the
+worker process with the same code as the local executor (`paper.process_paper`): it parses the PDF, runs the
 condition's program against one of the endpoints (`backend.api_base` and `backend.api_bases`, one per task in
 turn) and returns the paper's records, status line, events and the program's counters, which the driver
 commits. A worker that dies mid-paper has written nothing to the run directory: Ray runs its task again
@@ -29,13 +29,13 @@ from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
 from dsminer.errors import ConfigError
 from dsminer.programs.registry import build_program
-from dsminer.run import tracking
+from dsminer import tracking
 from dsminer.run.dspy_tracing import trace_dspy_calls
 from dsminer.events import EventLog
 from dsminer.faults import EndpointError, PaperGuard
-from dsminer.run.harness import SizedIterator, process_paper, program_metrics, status_line, stop_when_down
+from dsminer.run.paper import SizedIterator, process_paper, program_metrics, status_line, stop_when_down
 from dsminer.run.parsing import PaperParser
-from dsminer.run.store import RunStore
+from dsminer.store import RunStore
 from dsminer.run.usage import Usage
 from dsminer.schema import DatasetRecord
 

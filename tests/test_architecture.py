@@ -1,0 +1,82 @@
+"""The package imports only downward: no circle of imports between packages or between files (imports inside
+functions count too)."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import dsminer
+
+SRC = Path(dsminer.__file__).resolve().parent
+
+
+def module_imports() -> dict[str, set[str]]:
+    """Each dsminer module (dotted name) and the dsminer modules it imports, anywhere in its code."""
+    modules = {".".join(path.relative_to(SRC.parent).with_suffix("").parts).removesuffix(".__init__"): path
+               for path in SRC.rglob("*.py")}
+    imports: dict[str, set[str]] = defaultdict(set)
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                targets = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            imports[name] |= {target for target in targets if target in modules and target != name}
+    return {name: imports[name] for name in modules}
+
+
+def circles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected groups of more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph.get(node, ()):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(group)
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    return found
+
+
+def package_of(module: str) -> str:
+    """"dsminer.run.harness" and "dsminer.run" are in package "run"; a top-level module is its own."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else module
+
+
+def test_no_circle_of_imports_between_files():
+    assert circles(module_imports()) == []
+
+
+def test_no_circle_of_imports_between_packages():
+    packages: dict[str, set[str]] = defaultdict(set)
+    for module, imported in module_imports().items():
+        packages[package_of(module)] |= {package_of(other) for other in imported} - {package_of(module)}
+    assert circles(dict(packages)) == []
+
+
+def test_the_check_finds_a_circle():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
