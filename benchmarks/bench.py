@@ -105,7 +105,7 @@ def parse_speed(pdfs: list[Path]) -> dict[str, float]:
     """Pages per second: dsminer's parse (text, links, tables, sections) and PyMuPDF's plain text."""
     import pymupdf
 
-    from dsminer.tools.pdf import parse_pdf
+    from dsminer.document.pdf import parse_pdf
 
     pages = 0
     started = time.monotonic()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pymupdf
 
-from dsminer.tools.pdf import ParsedPaper, parse_pdf
+from dsminer.document.pdf import ParsedPaper, parse_pdf
 
 CALLS_PER_PAPER = 3  # s0 on a one-dataset paper: metadata, names, one detail call
 TABLE_ROWS = [("Dataset", "Train", "Test"), ("OrcaSet-5", "1,200", "300"), ("WhaleCalls", "800", "95.5")]
@@ -88,3 +89,60 @@ def records(out: Path = Path("out")) -> list[str]:
     from dsminer.store import RunStore
 
     return sorted(f"{r.evidence.source}:{r.name}" for r in RunStore(out).read_records())
+
+
+# A two-page paper for the document and evidence tests: datasets, a broken footnote URL, a link, a table, references.
+PAGE_ONE = (
+    "A Tiny Study of Widget Recognition\n\n"
+    "Ada Example (Institute of Widgets)\n\n"
+    "Abstract. We recognise widgets in photographs, e.g. gears and springs, following Smith et al. (2019).\n\n"
+    "1 Introduction\n\n"
+    "Widgets matter. Prior work (Fig. 2) reached 91.5 percent accuracy on small sets.\n\n"
+    "2 Data\n\n"
+    "We evaluate on the FooBench-10 dataset1 which contains 4,000 images. The Bar Corpus\n"
+    "consists of 900 labeled photographs and can be downloaded here. Our exper-\n"
+    "iments use a held-out test set from each.\n\n"
+    "We thank the reviewers for their comments."
+)
+PAGE_TWO = (
+    "3 Results\n\n"
+    "Table 1: Accuracy (%) on FooBench-10 and Bar Corpus.\n\n"
+    "Model FooBench-10 Bar Corpus\n\n"
+    "Baseline 80.1 70.2\n\n"
+    "References\n\n"
+    "[1] J. Smith. The QuuxSet collection of widget photographs. Widget Journal, 2019.\n\n"
+    "[2] K. Jones. Springs and gears. Proc. WidgetConf, 2020.\n\n"
+    "Appendix A Further details\n\n"
+    "A pilot study also used QuuxSet for calibration."
+)
+FOOTNOTE = ("1 Data: https://example.org/widgets/", "foobench-10.zip")
+LINK = ("here", "https://github.com/acme/bar-corpus")
+
+PdfMaker = Callable[..., Path]
+
+
+def build_pdf(
+    path: Path,
+    pages: Sequence[str],
+    links: Sequence[tuple[int, str, str]] = (),
+    footnote: Sequence[str] = (),
+    **save_options: object,
+) -> Path:
+    """Write `pages` (text with blank lines between blocks) to `path`, with link annotations and a footnote."""
+    doc = pymupdf.open()
+    for text in pages:
+        page = doc.new_page(width=612, height=792)
+        y = 72.0
+        for block in text.split("\n\n"):
+            rect = pymupdf.Rect(72, y, 540, 700)
+            rest = page.insert_textbox(rect, block, fontsize=10, fontname="tiro")
+            assert rest >= 0, f"fixture text does not fit: {block[:30]!r}"
+            y += rect.height - rest + 8
+    for number, line in enumerate(footnote):
+        doc[0].insert_text((72, 730 + 10 * number), line, fontsize=8, fontname="tiro")
+    for page_index, anchor, uri in links:
+        rect = doc[page_index].search_for(anchor)[-1]
+        doc[page_index].insert_link({"kind": pymupdf.LINK_URI, "from": rect, "uri": uri})
+    doc.save(path, **save_options)
+    doc.close()
+    return path

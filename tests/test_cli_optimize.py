@@ -13,8 +13,8 @@ from dsminer.cli.optimize import is_sentence_gold
 from dsminer.evaluation.scirex import read_document
 from dsminer.programs.module_eval import score_candidates
 from tests.fake_openai import FakeOpenAI, chat_fields, chat_reply, scripted
-from tests.scirex_docs import reef_doc, scirex_doc
 from tests.helpers import assert_one_line_error, invoke
+from tests.scirex_docs import reef_doc, scirex_doc
 
 DEMO_SENTENCE = "We train and evaluate FishNet on the ReefCount dataset of reef images."
 
@@ -121,8 +121,8 @@ def test_a_json_train_file_is_read_by_its_content(tmp_path):
 def test_the_optimisers_trial_scores_are_logged_per_trial(tmp_path):
     from types import SimpleNamespace
 
-    from dsminer.cli.optimize import log_trials
     from dsminer import tracking
+    from dsminer.cli.optimize import log_trials
 
     # as MIPROv2 leaves them on its program (Evaluate's percentages), and as GEPA keeps its candidates' scores
     mipro = SimpleNamespace(trial_logs={1: {"full_eval_score": 45.1, "full_eval_program": object()},

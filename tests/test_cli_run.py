@@ -12,6 +12,7 @@ from dsminer.schema import DatasetRecord
 from tests.fake_openai import FakeOpenAI, scripted
 from tests.helpers import assert_one_line_error, invoke
 
+
 def test_missing_directory(tmp_path):
     assert_one_line_error(invoke("run", str(tmp_path / "nope")), "nope")
 

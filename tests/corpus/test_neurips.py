@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from neurips_site import PAPERS, FakeSite, FixturePaper, Route, listing_html, make_pdf, paper_html, publish
 
-from dsminer.corpus import load_corpus
-from dsminer.corpus import http_client
+from dsminer.corpus import http_client, load_corpus
 from dsminer.corpus.http_client import USER_AGENT
 from dsminer.corpus.neurips import DownloadReport, download_neurips, paper_stem
 from dsminer.errors import CorpusError

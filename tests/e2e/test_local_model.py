@@ -7,8 +7,8 @@ import pytest
 from typer.testing import CliRunner
 
 from dsminer.cli import app
+from dsminer.demo import SAMPLE_GOLD, write_sample_gold, write_sample_papers
 from dsminer.schema import DatasetRecord
-from dsminer.tools.sample import SAMPLE_GOLD, write_sample_gold, write_sample_papers
 
 pytest.importorskip("xllamacpp")
 pytestmark = pytest.mark.local_model

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from dsminer.evaluation.compare import comparison_metrics, compare_runs, markdown_table, write_comparison
+from dsminer.evaluation.compare import compare_runs, comparison_metrics, markdown_table, write_comparison
 from dsminer.evaluation.gold import GoldDataset, GoldPaper
 from dsminer.evaluation.runs import assign_labels, load_run
 

@@ -1,5 +1,6 @@
 import pytest
 
+from dsminer.document.pdf import parse_pdf
 from dsminer.evaluation.errors import (
     NamesTrace,
     classify_missed,
@@ -15,8 +16,7 @@ from dsminer.evaluation.errors import (
 from dsminer.evaluation.gold import GoldDataset, GoldPaper
 from dsminer.evaluation.runs import read_run_dir
 from dsminer.schema import DatasetRecord
-from dsminer.tools.pdf import parse_pdf
-from tests.tools.conftest import build_pdf
+from tests.helpers import build_pdf
 
 GOLD = [GoldPaper("a.pdf", "A", [GoldDataset("Penn Treebank", ("PTB",)), GoldDataset("OrcaSet-5"),
                                  GoldDataset("Yahoo Answers"), GoldDataset("SQuAD 1.1")],

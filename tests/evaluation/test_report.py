@@ -28,7 +28,7 @@ from dsminer.evaluation.gold import load_gold
 from dsminer.evaluation.report import build_report, write_audit_sheet
 from dsminer.evaluation.runs import read_run_dir
 from tests.evaluation.conftest import make_record, write_jsonl
-from tests.tools.conftest import FOOTNOTE, LINK, PAGE_ONE, PAGE_TWO, build_pdf
+from tests.helpers import FOOTNOTE, LINK, PAGE_ONE, PAGE_TWO, build_pdf
 
 FOO_QUOTE = "We evaluate on the FooBench-10 dataset1 which contains 4,000 images."
 QUUX_QUOTE = "A pilot study also used QuuxSet for calibration."

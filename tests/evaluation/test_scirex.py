@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from dsminer.evaluation.scirex import detokenize, load_scirex, read_document
 from dsminer.errors import DsminerError
+from dsminer.evaluation.scirex import detokenize, load_scirex, read_document
 from dsminer.programs.steps import names_inputs
 from tests.scirex_docs import reef_doc
 

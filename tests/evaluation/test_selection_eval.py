@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dsminer.cli import app
-from tests.tools.conftest import build_pdf
+from tests.helpers import build_pdf
 
 PAGES = [
     "Cohorts of Reef Fish\n\n"

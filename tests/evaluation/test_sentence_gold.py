@@ -6,10 +6,15 @@ import pytest
 from dspy.utils import DummyLM
 
 from dsminer.errors import GoldFileError
-from dsminer.programs.module_eval import evaluate_name_step
 from dsminer.evaluation.sentence_gold import (
-    SentenceExample, load_sentence_gold, micro_scores, names_match, sample_examples, score_names,
+    SentenceExample,
+    load_sentence_gold,
+    micro_scores,
+    names_match,
+    sample_examples,
+    score_names,
 )
+from dsminer.programs.module_eval import evaluate_name_step
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 from dsminer.evaluation.gold import GoldDataset, GoldPaper
 from dsminer.evaluation.step_scores import names_feedback, score_details, score_names
-from dsminer.tools.records import DatasetDetails
-from dsminer.tools.selection import ChosenDataset
+from dsminer.evidence.records import DatasetDetails
+from dsminer.mentions.selection import ChosenDataset
 
 GOLD = GoldPaper("p.txt", "P", [GoldDataset("ReefCount", ("ReefCount dataset",)), GoldDataset("FishSet")],
                  {"ImageNet": 1})

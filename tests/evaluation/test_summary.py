@@ -109,8 +109,8 @@ def test_summary_and_the_runs_own_metrics_agree(tmp_path):
     import json
 
     from dsminer.evaluation.runs import read_run_dir
-    from dsminer.store import RunStore, run_metrics
     from dsminer.schema import DatasetRecord
+    from dsminer.store import RunStore, run_metrics
 
     store = RunStore(tmp_path / "run")
     record = DatasetRecord.model_validate({

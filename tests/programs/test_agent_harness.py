@@ -7,8 +7,8 @@ from dspy.utils import DummyLM
 
 from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
-from dsminer.run.harness import run_condition
 from dsminer.programs.registry import build_program
+from dsminer.run.harness import run_condition
 from dsminer.schema import PaperRefs
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 import threading
 
-from dsminer.programs.agent import AgentCounters
-from dsminer.programs.agent_tools import ToolManager
-from dsminer.programs.optimised import PlannerCounters
+from dsminer.programs.agent.controller import AgentCounters
+from dsminer.programs.agent.step_tools import ToolManager
+from dsminer.programs.s2.episode import PlannerCounters
 
 
 def test_counts_added_from_many_threads_at_once_are_exact():

@@ -3,9 +3,9 @@ from pathlib import Path
 import pytest
 
 from dsminer.config import Settings
-from dsminer.programs.agent import ReflectiveAgent
-from dsminer.programs.optimised import OptimisedAgent
+from dsminer.programs.agent.controller import ReflectiveAgent
 from dsminer.programs.registry import build_program, default_memory_path
+from dsminer.programs.s2.episode import OptimisedAgent
 from dsminer.programs.workflow import WorkflowExtractor
 
 

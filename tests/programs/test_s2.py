@@ -3,24 +3,18 @@ import pytest
 from dspy.utils import DummyLM
 
 from dsminer.config import Settings, load_settings, variant_overrides
+from dsminer.document.pdf import parse_pdf
 from dsminer.errors import ConfigError
-from dsminer.programs.agent import AgentOptions
-from dsminer.programs.agent_tools import FoundNames
-from dsminer.programs.optimised import (
-    TOOL_ORDER,
-    TOOLS,
-    DatasetWork,
-    OptimisedAgent,
-    Workspace,
-    allowed_tools,
-    compress_lessons,
-)
-from dsminer.programs.registry import build_program
 from dsminer.events import EventLog
+from dsminer.evidence.records import DatasetDetails
+from dsminer.mentions.selection import ChosenDataset
+from dsminer.programs.agent.controller import AgentOptions
+from dsminer.programs.agent.step_tools import FoundNames
+from dsminer.programs.registry import build_program
+from dsminer.programs.s2.episode import OptimisedAgent, compress_lessons
+from dsminer.programs.s2.state import TOOL_ORDER, DatasetWork, Workspace, allowed_tools
+from dsminer.programs.s2.tools import TOOLS
 from dsminer.schema import PaperRefs
-from dsminer.tools.pdf import parse_pdf
-from dsminer.tools.records import DatasetDetails
-from dsminer.tools.selection import ChosenDataset
 
 SUPPLIED = PaperRefs(title="Learning to Count Reef Fish", authors=["Ada Lovelace"])
 BOTH = {"names": [{"name": "ReefCount-3k", "kind": "dataset", "role": "used"},
@@ -224,7 +218,7 @@ CITED = (
 
 
 def test_a_link_stuck_dataset_is_recovered_from_its_cited_reference(tmp_path):
-    from tests.tools.conftest import build_pdf
+    from tests.helpers import build_pdf
 
     pdf = build_pdf(tmp_path / "cited.pdf", [CITED])
     quux = {"names": [{"name": "QuuxSet", "kind": "dataset", "role": "used"}]}

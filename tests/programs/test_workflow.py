@@ -1,10 +1,10 @@
 import dspy
 from dspy.utils import DummyLM
 
-from dsminer.programs.workflow import WorkflowExtractor
+from dsminer.document.pdf import parse_pdf
 from dsminer.events import EventLog
+from dsminer.programs.workflow import WorkflowExtractor
 from dsminer.schema import DatasetRecord, PaperRefs
-from dsminer.tools.pdf import parse_pdf
 
 METADATA = {"title": "Learning to Count Reef Fish", "authors": ["Ada Lovelace", "Alan Turing"],
             "institutions": ["Analytical Engines Lab"], "venue": "", "year": "null"}
@@ -142,7 +142,7 @@ def test_unparseable_step_is_logged_and_the_paper_continues(paper_pdf):
 
 def test_names_input_widens_with_its_character_budget(tmp_path):
     from dsminer.programs.steps import names_inputs, shown_text
-    from tests.tools.conftest import build_pdf
+    from tests.helpers import build_pdf
 
     sentences = " ".join(f"We evaluate on the Set{i:02d} benchmark with {i} examples." for i in range(80))
     paper = parse_pdf(build_pdf(tmp_path / "long.pdf", ["4 Experiments\n\n" + sentences]))

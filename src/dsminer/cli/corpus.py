@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from dsminer.corpus.neurips import DEFAULT_BASE_URL, DownloadReport, download_neurips
 from dsminer.cli.errors import user_errors
+from dsminer.corpus.neurips import DEFAULT_BASE_URL, DownloadReport, download_neurips
 from dsminer.errors import CorpusError
 
 SUPPORTED_CONFERENCES = ("neurips",)

@@ -16,8 +16,8 @@ from dsminer.config import Settings, load_settings
 from dsminer.errors import ConfigError
 
 if TYPE_CHECKING:
+    from dsminer.document.pdf import ParsedPaper
     from dsminer.evaluation.gold import GoldPaper
-    from dsminer.tools.pdf import ParsedPaper
 
 MODULES = ("names", "candidates", "selection")
 GOLD_HELP = ("names: sentence-level gold, e.g. ../shared/eval/heddes2021/ner_dataset_recognition_sentences.json.gz; "
@@ -75,8 +75,8 @@ def eval_module(
 def read_corpus(spec: str) -> tuple[str, list[tuple[ParsedPaper, GoldPaper]]]:
     """A corpus named `FILE` or `FILE:FIRST-LAST` (1-based lines of the gold file, both included): its label
     (the gold file's folder, with the range) and each gold paper with its parsed PDF from `pdfs/` beside it."""
+    from dsminer.document.pdf import parse_pdf
     from dsminer.evaluation.gold import load_gold
-    from dsminer.tools.pdf import parse_pdf
 
     match = _CORPUS.match(spec.strip())
     path = Path(match["path"]) if match else Path(spec)
@@ -97,11 +97,11 @@ def read_corpus(spec: str) -> tuple[str, list[tuple[ParsedPaper, GoldPaper]]]:
 def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, run: str | None) -> dict[str, float]:
     import mlflow
 
+    from dsminer import tracking
     from dsminer.errors import GoldMismatchError
     from dsminer.evaluation.gold import check_gold_fits
-    from dsminer.programs.module_eval import recorded_answers, score_answers, score_selection
     from dsminer.evaluation.runs import load_run
-    from dsminer import tracking
+    from dsminer.programs.module_eval import recorded_answers, score_answers, score_selection
 
     answers = recorded_answers(load_run(run, settings.tracking_uri).events) if run else None
     if answers is not None and not answers:
@@ -131,8 +131,8 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
 def run_candidate_eval(settings: Settings, path: Path, n: int, excluded: set[str]) -> dict[str, float]:
     import mlflow
 
-    from dsminer.programs.module_eval import score_candidates
     from dsminer import tracking
+    from dsminer.programs.module_eval import score_candidates
 
     docs = documents(path, excluded, n)
     experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
@@ -149,8 +149,8 @@ def run_module_eval(settings: Settings, gold: Path, n: int, seed: int) -> dict[s
     import mlflow
 
     from dsminer import tracking
-    from dsminer.programs.module_eval import evaluate_name_step
     from dsminer.evaluation.sentence_gold import load_sentence_gold, sample_examples
+    from dsminer.programs.module_eval import evaluate_name_step
 
     examples = sample_examples(load_sentence_gold(gold), n, seed)
     experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
@@ -182,10 +182,10 @@ def fit_selection(
     with user_errors():
         from dsminer.errors import GoldMismatchError
         from dsminer.evaluation.gold import check_gold_fits
-        from dsminer.programs.module_eval import evidence_examples, recorded_answers
         from dsminer.evaluation.runs import load_run
+        from dsminer.mentions.evidence_model import fit_evidence_model
         from dsminer.programs.compiled import bundled_program_path, save_evidence_model
-        from dsminer.tools.evidence_model import fit_evidence_model
+        from dsminer.programs.module_eval import evidence_examples, recorded_answers
 
         corpora = [read_corpus(spec) for spec in gold]
         examples, models = [], set()

@@ -11,21 +11,26 @@ from typing import Annotated
 import pandas as pd
 import typer
 
-from dsminer.config import DEFAULT_TRACKING_URI
 from dsminer.cli.errors import user_errors
+from dsminer.config import DEFAULT_TRACKING_URI
+from dsminer.document.pdf import ParsedPaper, parse_pdf
 from dsminer.errors import DsminerError, PdfReadError
 from dsminer.evaluation import mlflow_log
 from dsminer.evaluation.audit import carry_verdicts, format_audit_scores, sample_audit, score_audit
 from dsminer.evaluation.compare import (
-    Comparison, comparison_metrics, compare_runs, markdown_table, overlap_frame, write_comparison,
+    Comparison,
+    compare_runs,
+    comparison_metrics,
+    markdown_table,
+    overlap_frame,
+    write_comparison,
 )
 from dsminer.evaluation.errors import context_coverage, error_counts, error_rows, errors_markdown
 from dsminer.evaluation.gold import GoldPaper, GoldScores, format_scores, load_gold, score_run
 from dsminer.evaluation.report import build_report, write_audit_sheet
 from dsminer.evaluation.runs import RunData, assign_labels, load_run, processed_files
-from dsminer.tools.catalog import load_catalog_kinds
-from dsminer.tools.pdf import ParsedPaper, parse_pdf
 from dsminer.evaluation.summary import format_summary, summarize_run
+from dsminer.mentions.catalog import load_catalog_kinds
 
 logger = logging.getLogger(__name__)
 

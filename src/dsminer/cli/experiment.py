@@ -9,8 +9,15 @@ from typing import Annotated, Optional
 import typer
 
 from dsminer.cli.errors import user_errors
-from dsminer.cli.run import (EXECUTOR_HELP, PROGRAM_HELP, RAY_ADDRESS_HELP, backend_flags, configured_backend,
-                             model_info, progress_bar)
+from dsminer.cli.run import (
+    EXECUTOR_HELP,
+    PROGRAM_HELP,
+    RAY_ADDRESS_HELP,
+    backend_flags,
+    configured_backend,
+    model_info,
+    progress_bar,
+)
 from dsminer.config import VARIANTS, Settings, load_settings, variant_overrides
 from dsminer.errors import ConfigError
 
@@ -51,10 +58,10 @@ def run_experiment(settings: list[Settings], pdf_dir: Path, folder: Path, gold: 
     """The conditions as nested runs under one parent, then the comparison logged to the parent."""
     import mlflow
 
-    from dsminer.corpus.local import load_corpus
     from dsminer import tracking
-    from dsminer.run.harness import run_condition
+    from dsminer.corpus.local import load_corpus
     from dsminer.programs.registry import build_program
+    from dsminer.run.harness import run_condition
 
     if not settings:
         raise ConfigError("--conditions names no condition")

@@ -132,9 +132,9 @@ def score_steps(settings: Settings, compiled: CompiledProgram, dev: list[ScirexP
     """Dev scores of each step of `compiled`, uncompiled and with the program, under an MLflow run."""
     import mlflow
 
+    from dsminer.mentions.catalog import load_catalog_kinds
     from dsminer.programs.compiled import apply_step, program_params
-    from dsminer.programs.optimize import dev_score, step_tasks
-    from dsminer.tools.catalog import load_catalog_kinds
+    from dsminer.programs.compiling import dev_score, step_tasks
 
     tasks = step_tasks(tuple(compiled.steps), [], dev, settings.max_records_per_paper, 0,
                        load_catalog_kinds(settings.catalog_dir))
@@ -211,10 +211,10 @@ def compile_program(settings: Settings, module: str, optimizer: str, budget: int
 
     import mlflow
 
+    from dsminer.mentions.catalog import load_catalog_kinds
     from dsminer.programs.compiled import save_program
-    from dsminer.programs.optimize import check_optimizer, compile_step, dev_score, step_tasks
+    from dsminer.programs.compiling import check_optimizer, compile_step, dev_score, step_tasks
     from dsminer.run.usage import all_calls_meter
-    from dsminer.tools.catalog import load_catalog_kinds
 
     tasks = step_tasks(module, train, dev, settings.max_records_per_paper, demo_chars,
                        load_catalog_kinds(settings.catalog_dir), sentences or ())

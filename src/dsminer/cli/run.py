@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from dsminer.config import CONDITIONS, Settings, load_settings
 from dsminer.cli.errors import user_errors
+from dsminer.config import CONDITIONS, Settings, load_settings
 
 if TYPE_CHECKING:
     from dsminer.backend.lm import Backend
@@ -97,8 +97,8 @@ def model_info(backend: Backend) -> dict[str, str]:
 def execute(settings: Settings, pdf_dir: Path, progress: bool = True) -> RunOutcome:
     """Load the corpus, open the backend and run the condition."""
     from dsminer.corpus.local import load_corpus
-    from dsminer.run.harness import run_condition
     from dsminer.programs.registry import build_program
+    from dsminer.run.harness import run_condition
 
     corpus = load_corpus(pdf_dir, settings.metadata_file)[: settings.limit]
     program = build_program(settings)
@@ -141,12 +141,12 @@ def demo(
     """Run S0 with the local model on three bundled synthetic papers (a fresh run each time), then write the
     run's HTML report with the sample papers' datasets as gold."""
     from dsminer.config import DEFAULT_TRACKING_URI
+    from dsminer.demo import write_sample_gold, write_sample_papers
     from dsminer.evaluation import mlflow_log
     from dsminer.evaluation.gold import load_gold
     from dsminer.evaluation.report import build_report
     from dsminer.evaluation.runs import read_run_dir
     from dsminer.run.harness import default_out_dir
-    from dsminer.tools.sample import write_sample_gold, write_sample_papers
 
     sample_dir = out / "sample-papers"
     with user_errors():

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dsminer.jsonl import iter_json_objects
 from dsminer.errors import CorpusError, MetadataFileError
+from dsminer.jsonl import iter_json_objects
 from dsminer.schema import PaperRefs
 
 logger = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
-from dsminer.tools.text import collapse_whitespace
+from dsminer.document.text import collapse_whitespace
 
 ABSTRACT_PATH = re.compile(
     r"/paper(?:_files/paper)?/(?P<year>\d{4})/hash/(?P<hash>[0-9A-Za-z]+)-Abstract(?:-(?P<track>[A-Za-z0-9_]+))?\.html$"

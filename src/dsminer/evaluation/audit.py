@@ -15,7 +15,6 @@ from dsminer.evaluation.compare import PairKey, canonical_titles, pair_key
 from dsminer.evaluation.runs import RunData, assign_labels, paper_file
 from dsminer.schema import DatasetRecord, normalize_name
 
-
 INFO_COLUMNS = ["row", "condition", "run_id", "category", "paper", "title", "dataset", "norm_name",
                 "dataset_link", "platform", "content", "page", "quote"]
 VERDICT_COLUMNS = ["mentioned", "is_dataset", "link_supported", "link_where", "annotator", "notes"]

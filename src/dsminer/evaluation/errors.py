@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dsminer.document.pdf import ParsedPaper
+from dsminer.document.text import is_table_row_text
 from dsminer.evaluation.gold import GoldDataset, GoldPaper, record_keys, records_by_gold_paper
 from dsminer.evaluation.runs import RunData
+from dsminer.mentions.names import name_problem
 from dsminer.schema import DatasetRecord, normalize_name
-from dsminer.tools.names import name_problem
-from dsminer.tools.pdf import ParsedPaper
-from dsminer.tools.text import is_table_row_text
 
 MISSED_CLASSES = ("not_in_text", "not_shown", "shown_not_named", "named_but_dropped")
 WRONG_CLASSES = ("real_dataset_gold_lacks", "model", "method", "metric", "task", "table_header", "other")

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dsminer.jsonl import iter_json_objects
 from dsminer.errors import DsminerError, GoldFileError, GoldMismatchError
 from dsminer.evaluation.measures import f1, precision, recall
 from dsminer.evaluation.runs import RunData, paper_file, processed_files
+from dsminer.jsonl import iter_json_objects
 from dsminer.schema import DatasetRecord, normalize_name
 
 logger = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ from pydantic import ValidationError
 from dsminer.config import DEFAULT_TRACKING_URI
 from dsminer.errors import RunFileError, RunNotFoundError
 from dsminer.jsonl import iter_json_objects
-from dsminer.store import committed_records, latest_per_file, read_manifest
 from dsminer.schema import DatasetRecord
+from dsminer.store import committed_records, latest_per_file, read_manifest
 
 logger = logging.getLogger(__name__)
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dsminer.document.pdf import PageText, ParsedPaper
 from dsminer.errors import DsminerError
 from dsminer.evaluation.gold import GoldDataset, GoldPaper
 from dsminer.schema import normalize_name
-from dsminer.tools.pdf import PageText, ParsedPaper
 
 PAGE_CHARS = 3500  # about one PDF page of text
 # SciREX mention types, as the names step's kinds

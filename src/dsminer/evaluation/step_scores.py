@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from dsminer.evaluation.gold import GoldPaper, judge_keys, name_keys
 from dsminer.evaluation.measures import f1, precision, recall
+from dsminer.evidence.records import DatasetDetails
+from dsminer.mentions.selection import ChosenDataset
 from dsminer.schema import normalize_name
-from dsminer.tools.records import DatasetDetails
-from dsminer.tools.selection import ChosenDataset
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]{3,}")
 # Words in the evidence that support a kind of data: a data type is grounded when the evidence has its cue.

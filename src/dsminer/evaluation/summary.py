@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from dsminer.evaluation.runs import RunData, paper_file, processed_files
-from dsminer.store import run_metrics
 from dsminer.schema import DatasetRecord
+from dsminer.store import run_metrics
 
 logger = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ import dspy
 from pydantic_core import to_jsonable_python
 
 from dsminer.errors import ConfigError
+from dsminer.mentions.evidence_model import EvidenceModel
 from dsminer.signatures import ClassifyDatasetNames, DescribeDataset, ReflectOnStep
-from dsminer.tools.evidence_model import EvidenceModel
 
 log = logging.getLogger(__name__)
 

@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING
 
 import dspy
 
+from dsminer.document.pdf import ParsedPaper
 from dsminer.evaluation.errors import mentions_any, name_tokens
 from dsminer.evaluation.gold import GoldDataset, GoldPaper, judge_keys, name_keys, role_verdict
 from dsminer.evaluation.sentence_gold import SentenceExample, micro_scores, score_names
+from dsminer.mentions.candidates import sentence_candidates
+from dsminer.mentions.evidence_model import NameEvidence
+from dsminer.mentions.names import count_mentions
+from dsminer.mentions.selection import Proposal, select_datasets
 from dsminer.programs.steps import STEP_TOKENS, names_inputs, proposals_of
-from dsminer.signatures import ClassifyDatasetNames
 from dsminer.schema import normalize_name
-from dsminer.tools.candidates import sentence_candidates
-from dsminer.tools.names import count_mentions
-from dsminer.tools.pdf import ParsedPaper
-from dsminer.tools.evidence_model import NameEvidence
-from dsminer.tools.selection import Proposal, select_datasets
+from dsminer.signatures import ClassifyDatasetNames
 
 if TYPE_CHECKING:
     from dsminer.evaluation.scirex import ScirexPaper

@@ -8,12 +8,12 @@ import dspy
 
 from dsminer.config import DEFAULT_LOCAL_MODEL, Settings
 from dsminer.errors import ConfigError
-from dsminer.programs.agent import AgentOptions, ReflectiveAgent
+from dsminer.mentions.catalog import load_catalog_names, load_catalog_urls
+from dsminer.programs.agent.controller import AgentOptions, ReflectiveAgent
+from dsminer.programs.agent.memory import MemoryStore
 from dsminer.programs.compiled import CompiledProgram, apply_program, load_program, resolve_program
-from dsminer.programs.optimised import OptimisedAgent
+from dsminer.programs.s2.episode import OptimisedAgent
 from dsminer.programs.workflow import WorkflowExtractor
-from dsminer.tools.catalog import load_catalog_names, load_catalog_urls
-from dsminer.tools.memory import MemoryStore
 
 AVAILABLE = ("s0", "s1a", "s1b", "s2")
 

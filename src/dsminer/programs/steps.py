@@ -10,15 +10,15 @@ from typing import Any
 
 import dspy
 
-from dsminer.faults import StepFailure, current_guard
+from dsminer.document.pdf import ParsedPaper
 from dsminer.events import EventLog
+from dsminer.evidence.context import CONTEXT_CHARS, build_paper_context
+from dsminer.evidence.records import DatasetDetails, refs_from_metadata
+from dsminer.faults import StepFailure, current_guard
+from dsminer.mentions.candidates import find_candidates
+from dsminer.mentions.evidence_model import EvidenceModel
+from dsminer.mentions.selection import Proposal, Selection, select_datasets
 from dsminer.schema import PaperRefs
-from dsminer.tools.candidates import find_candidates
-from dsminer.tools.context import CONTEXT_CHARS, build_paper_context
-from dsminer.tools.evidence_model import EvidenceModel
-from dsminer.tools.pdf import ParsedPaper
-from dsminer.tools.records import DatasetDetails, refs_from_metadata
-from dsminer.tools.selection import Proposal, Selection, select_datasets
 
 log = logging.getLogger(__name__)
 METADATA_CHARS = 2000

@@ -10,6 +10,12 @@ import logging
 
 import dspy
 
+from dsminer.document.pdf import ParsedPaper, first_pages_text
+from dsminer.events import EventLog
+from dsminer.evidence.context import dataset_evidence
+from dsminer.evidence.records import DatasetDetails, build_record, complete_refs
+from dsminer.mentions.evidence_model import EvidenceModel
+from dsminer.mentions.selection import ChosenDataset
 from dsminer.programs.steps import (
     METADATA_CHARS,
     STEP_TOKENS,
@@ -21,14 +27,8 @@ from dsminer.programs.steps import (
     run_step,
     shown_text,
 )
-from dsminer.events import EventLog
 from dsminer.schema import PaperRefs
 from dsminer.signatures import ClassifyDatasetNames, DescribeDataset, ExtractPaperMetadata
-from dsminer.tools.context import dataset_evidence
-from dsminer.tools.evidence_model import EvidenceModel
-from dsminer.tools.pdf import ParsedPaper, first_pages_text
-from dsminer.tools.records import DatasetDetails, build_record, complete_refs
-from dsminer.tools.selection import ChosenDataset
 
 log = logging.getLogger(__name__)
 

@@ -17,13 +17,13 @@ from typing import Any
 import dspy
 import mlflow
 
+from dsminer import tracking
 from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
 from dsminer.errors import ConfigError, DsminerError
 from dsminer.events import EventLog
 from dsminer.faults import EndpointError
 from dsminer.programs.compiled import program_params
-from dsminer import tracking
 from dsminer.run.dspy_tracing import trace_dspy_calls
 from dsminer.run.paper import SizedIterator, process_paper, program_metrics, stop_when_down
 from dsminer.run.parsing import PaperParser, parse_processes

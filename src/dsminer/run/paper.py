@@ -18,9 +18,9 @@ from dsminer.errors import DsminerError
 from dsminer.events import EventLog
 from dsminer.faults import EndpointError, PaperGuard, describe, guarding
 from dsminer.run.parsing import PaperParser
-from dsminer.store import RunStore
 from dsminer.run.usage import Usage, UsageMeter
 from dsminer.schema import DatasetRecord
+from dsminer.store import RunStore
 
 log = logging.getLogger(__name__)
 ESSENTIAL_STEP = "names"  # the step without whose answer a paper has nothing

@@ -19,8 +19,8 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import TracebackType
 
+from dsminer.document.pdf import ParsedPaper, parse_pdf
 from dsminer.errors import DsminerError
-from dsminer.tools.pdf import ParsedPaper, parse_pdf
 
 log = logging.getLogger(__name__)
 

@@ -23,21 +23,21 @@ import dspy
 import mlflow
 from mlflow.environment_variables import MLFLOW_ENABLE_ASYNC_TRACE_LOGGING
 
+from dsminer import tracking
 from dsminer.backend.adapter import build_adapter
 from dsminer.backend.lm import build_lm, endpoints
 from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
 from dsminer.errors import ConfigError
-from dsminer.programs.registry import build_program
-from dsminer import tracking
-from dsminer.run.dspy_tracing import trace_dspy_calls
 from dsminer.events import EventLog
 from dsminer.faults import EndpointError, PaperGuard
+from dsminer.programs.registry import build_program
+from dsminer.run.dspy_tracing import trace_dspy_calls
 from dsminer.run.paper import SizedIterator, process_paper, program_metrics, status_line, stop_when_down
 from dsminer.run.parsing import PaperParser
-from dsminer.store import RunStore
 from dsminer.run.usage import Usage
 from dsminer.schema import DatasetRecord
+from dsminer.store import RunStore
 
 log = logging.getLogger(__name__)
 

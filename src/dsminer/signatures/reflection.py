@@ -12,7 +12,6 @@ import dspy
 from dsminer.signatures.extraction import ClassifyDatasetNames, DescribeDataset, ExtractPaperMetadata
 
 
-
 def with_memory_block(signature: type[dspy.Signature]) -> type[dspy.Signature]:
     """`signature` with a last input `memory_block`, same instructions, named `<Name>WithMemory`."""
     block = dspy.InputField(desc="lessons from earlier papers and feedback on a previous attempt at this step; "

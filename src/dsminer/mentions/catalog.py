@@ -1,0 +1,114 @@
+"""Names of known datasets from catalogue files, and which of them a paper's text writes.
+
+A catalogue is optional: every caller works with an empty one. Only distinctive names are kept
+(an acronym, a token with an inner capital or a digit, or two or more capitalised words), and they
+are matched case-sensitively, so a catalogue entry that is also a common phrase does not fire.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from dsminer.document.text import collapse_whitespace, name_pattern
+from dsminer.schema import normalize_name
+
+log = logging.getLogger(__name__)
+
+# Fields that hold a dataset's display name, and for typed catalogues the type that means "dataset".
+_NAME_FIELDS = ("display", "pretty_name")
+_DATASET_TYPES = frozenset({"Material"})
+_DISTINCT_TOKEN = re.compile(r"^(?:[A-Z]{3,}\S*|\S+[A-Z0-9]\S*)$")
+_CAPITALISED = re.compile(r"^[A-Z][\w-]+$")
+_PLACEHOLDERS = frozenset({"more information needed"})
+_GENERIC_END = re.compile(r"\s+(?:data ?set|corpus|benchmark)s?$", re.I)
+
+
+def distinctive_name(raw: str) -> str | None:
+    """The catalogue name cut to its name part, or None if it could be an ordinary phrase."""
+    name = collapse_whitespace(re.split(r"[:(]", raw, maxsplit=1)[0])
+    name = _GENERIC_END.sub("", name).strip(" -,.")
+    if not name or name.casefold() in _PLACEHOLDERS or len(name) > 60:
+        return None
+    words = name.split()
+    if len(words) == 1:
+        return name if _DISTINCT_TOKEN.match(name) and len(name) >= 3 else None
+    return name if sum(bool(_CAPITALISED.match(w)) for w in words) >= 2 else None
+
+
+def _names_in_row(row: dict) -> list[str]:
+    if row.get("scirex_type") not in (None, *_DATASET_TYPES):
+        return []
+    raw = [row.get(field) for field in _NAME_FIELDS]
+    return [name for name in (distinctive_name(r) for r in raw if isinstance(r, str)) if name]
+
+
+def _catalog_rows(directory: Path | None) -> Iterator[dict]:
+    """The JSON objects of every `*.jsonl` in `directory`; a line that is not JSON is skipped with a warning."""
+    if directory is None or not Path(directory).is_dir():
+        return
+    for path in sorted(Path(directory).glob("*.jsonl")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            try:
+                row = json.loads(line) if line.strip() else {}
+            except json.JSONDecodeError:
+                log.warning("%s line %d: not JSON, skipped", path.name, number)
+                continue
+            if isinstance(row, dict):
+                yield row
+
+
+def load_catalog_names(directory: Path | None) -> frozenset[str]:
+    """Distinctive dataset names from every `*.jsonl` in `directory`; empty when there is none."""
+    names: set[str] = set()
+    for row in _catalog_rows(directory):
+        names.update(_names_in_row(row))
+    log.debug("catalogue: %d distinctive names from %s", len(names), directory)
+    return frozenset(names)
+
+
+def catalog_names_in(text: str, names: Iterable[str], limit: int = 12) -> list[str]:
+    """Catalogue names the text writes, with the case the catalogue gives, in order of first mention."""
+    folded = text.casefold()
+    found: list[tuple[int, str]] = []
+    for name in names:
+        if name.split()[0].casefold() not in folded:
+            continue
+        loose = name_pattern(name)
+        match = re.search(loose.pattern, text) if loose is not None else None
+        if match:
+            found.append((match.start(), name))
+    return [name for _, name in sorted(found)][:limit]
+
+
+
+_KINDS = {"Material": "dataset", "Metric": "metric", "Task": "task"}
+
+
+def load_catalog_kinds(directory: Path | None) -> dict[str, str]:
+    """Normalised catalogue names with their kind (dataset, metric or task), for classifying names;
+    empty when there is no catalogue."""
+    kinds: dict[str, str] = {}
+    for row in _catalog_rows(directory):
+        kind = _KINDS.get(row.get("scirex_type") or "Material")
+        for key in ("display", "pretty_name", "pwc_name"):
+            name = row.get(key)
+            if kind and isinstance(name, str) and normalize_name(name):
+                kinds.setdefault(normalize_name(name.replace("_", " ")), kind)
+    return kinds
+
+
+def load_catalog_urls(directory: Path | None) -> dict[str, str]:
+    """Normalised catalogue names with the dataset's URL (homepage, else hub page); empty when the catalogue
+    has none."""
+    urls: dict[str, str] = {}
+    for row in _catalog_rows(directory):
+        url = next((row[key] for key in ("homepage", "hf_url") if isinstance(row.get(key), str) and row[key]), None)
+        for key in ("pretty_name", "hf_id", "display", "pwc_name"):
+            name = row.get(key)
+            if url and isinstance(name, str) and normalize_name(name):
+                urls.setdefault(normalize_name(name.replace("_", " ")), url)
+    return urls

@@ -1,0 +1,370 @@
+"""Model-free cleaning of proposed dataset names against the paper's own text."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+
+from dsminer.document.text import collapse_whitespace, is_table_row_text, name_pattern
+from dsminer.mentions.lexicon import (
+    DATA_KINDS,
+    DATA_NOUN_END,
+    DATA_NOUN_GROUP,
+    DATA_NOUN_WORDS,
+    GENERIC_MODIFIERS,
+    GENERIC_NAMES,
+    LANGUAGE_NAMES,
+    LANGUAGE_PAIR,
+    LANGUAGES,
+    METRICS,
+    MODELS,
+    NOT_DATASETS,
+    PLATFORMS,
+    TASKS,
+)
+from dsminer.schema import normalize_name
+
+logger = logging.getLogger(__name__)
+
+MIN_NAME_CHARS = 2  # a single letter is a table column, not a dataset name
+_EDGE_JUNK = "\"'`\u201c\u201d\u2018\u2019*\u2022\u00b7\u2013\u2014-:;,. \t\n"
+_GLUED_DIGIT = re.compile(r"^(.*[A-Za-z0-9])[0-9]$")
+
+_MODEL_VARIANT = re.compile(
+    r"^(?:bert|roberta|gpt|resnet|vgg|densenet|efficientnet|vit|t5|bart|yolo|lstm|bilstm|cnn)"
+    r"(?:[-_ ]?(?:\d+[a-z]?|base|large|small|tiny|xl|xxl|cased|uncased|v\d+))+$",
+    re.I,
+)
+MAX_NAME_WORDS = 8
+POSSESSIVE = re.compile(r"['\u2019]s$")  # "AG's": the start of a name ("AG's News"), not a name
+_YEAR = r"(?:19|20)\d\d[a-z]?"
+_CITATION = re.compile(rf"\bet\s+al\b|\(\s*{_YEAR}\s*\)|\b[A-Z][a-z]+,\s+{_YEAR}\b")
+_SURNAME = r"[A-Z][a-z'\u2019-]+"  # a co-author after "and": capitalised, then lower case ("Lee", not "COCO")
+_CITED_YEAR = rf"(?:\s*,\s*|\s*\(\s*){_YEAR}\s*[),;]"  # ", 2005)" or " (2005)"
+_TOOL_SUFFIX = re.compile(
+    r"\b(?:library|libraries|toolkit|toolbox|framework|api|apis|platform|package|software|website|web ?site|"
+    r"tools?|marketplace|simulator|parser|tagger)$",
+    re.I,
+)
+# A table's label for a dataset's split ("CTB-train", "WSJ-dev"): its dataset is the name before the hyphen.
+_SPLIT_LABEL = re.compile(r"\w[-_](?:train|training|test|testing|dev|valid|val)\b", re.I)
+_CAMEL_TOOL_SUFFIX = re.compile(r"[a-z](?:Parser|Tagger|Toolkit|Toolbox|Library|Framework|API)$")
+# The head of a common-noun phrase that a paper defines an acronym as when the acronym is not data: "a basic model
+# (BM)", "document question answering (DQA)".
+_NOT_DATA_HEAD = re.compile(
+    r"(?:model|network|classifier|encoder|decoder|method|approach|module|mechanism|architecture|algorithm|"
+    r"answering|comprehension|classification|recognition|detection|translation|parsing|tagging|inference|"
+    r"entailment|generation|summari[sz]ation|segmentation|retrieval|extraction|reasoning|learning|modell?ing)s?$"
+)
+_SUFFIX = re.compile(
+    r"\b(?:model|network|classifier|encoder|decoder|loss|score|metric|accuracy|architecture|algorithm)s?$", re.I
+)
+# A word written right after a name that makes the name a model's or method's ("the GA Reader", "X network").
+_MODEL_HEAD_AFTER = re.compile(
+    r"[ \t\n]*(?:reader|model|module|network|net|architecture|encoder|decoder|classifier|layer|mechanism|algorithm|"
+    r"method|approach|agent|variant)s?\b",
+    re.I,
+)
+# A word written right after a name that makes the name data ("the X dataset", "the X training set").
+_DATA_HEAD_AFTER = re.compile(
+    rf"[ \t\n]*(?:{DATA_NOUN_WORDS}|data|training|test|dev|validation)\b",
+    re.I,
+)
+# A word that may be a piece of a longer name: capitalised ("Stanford", "Multi-Genre", "Children's") or a count with a
+# capital ("1B"); after a name also a year or a version ("X 2003", "X 1.1").
+_NAME_PIECE = re.compile(r"[A-Z][\w\-'\u2019]*|\d+[A-Z][\w\-]*")
+_PIECE_BEFORE = re.compile(r"(?<![\w\-'\u2019])([\w\-'\u2019]+)[ \t\n]+$")
+_PIECE_AFTER = re.compile(r"[ \t\n]+([A-Z][\w\-'\u2019]*[A-Za-z0-9]|(?:19|20)\d\d|\d+\.\d+)(?![\w\-])")
+# Capitalised words that are not pieces of a name: sentence openers, parts of the paper, languages (a part of the
+# data: "English X"), and after a name the words that make it data, a split, a task or a model ("X Dataset", "X Test").
+_NOT_PIECES = frozenset(word.casefold() for word in (
+    "As In On For With The Our Both All Each Using From And Or Of To A An This These That Those We It Its Their "
+    "Here There Table Tables Figure Fig Section Appendix Eq Datasets Dataset Data Experiments Experiment Results "
+    "Evaluation Following Unlike Like While When Since After Before Given Then Thus However Moreover Finally Also "
+    "Compared Besides Although If Every Some Most Many Other Such Only Note Training Test Testing Dev Validation "
+    "Train At By Is Are Was Were Has Have Can May Will Which Who Where How What Why Not No".split() + list(LANGUAGES)))
+_CITATION_KEY = re.compile(r"[A-Z][a-z]+(?:19|20)\d\d[A-Za-z]*")  # a BibTeX key run into the text ("Smith2014Deep")
+_NOT_AFTER = frozenset(
+    "dataset datasets data corpus corpora benchmark benchmarks set sets split splits collection collections task "
+    "tasks shared challenge reader model models module network net architecture encoder decoder classifier layer "
+    "mechanism algorithm method approach agent variant version leaderboard".split()
+) | _NOT_PIECES
+MODEL_HEAD_SHARE = 4  # a name is a model's when at least one in this many of its mentions has a model word after it
+
+
+def occurs_in(name: str, text: str) -> bool:
+    """Whether `name` occurs in `text` as whole words, tolerant to case, hyphens, spaces and line breaks."""
+    pattern = name_pattern(name)
+    return bool(pattern and pattern.search(text))
+
+
+def count_mentions(name: str, text: str) -> int:
+    """How often `name` occurs in `text` (same matching as `occurs_in`)."""
+    pattern = name_pattern(name)
+    return len(pattern.findall(text)) if pattern else 0
+
+
+def mentions_outside(name: str, longer: Sequence[str], text: str) -> int:
+    """How often `name` occurs in `text` other than inside one of the `longer` names that contain it: "FACE"
+    written only in "WIDER FACE" is a fragment of that name, not a name of its own."""
+    pattern = name_pattern(name)
+    if pattern is None:
+        return 0
+    for other in longer:
+        outer = name_pattern(other)
+        if outer is not None and len(other) > len(name) and pattern.search(other):
+            text = outer.sub(" ", text)
+    return len(pattern.findall(text))
+
+
+def _strip_name(raw: str) -> str:
+    """`raw` without surrounding quotes, bullets, list numbers and inner runs of whitespace."""
+    name = collapse_whitespace(raw).strip(_EDGE_JUNK)
+    name = re.sub(r"^(?:\d+[.)]|[-*\u2022])\s+", "", name)
+    return name.strip(_EDGE_JUNK)
+
+
+def _without_footnote_digit(name: str, text: str) -> str:
+    """Undo a footnote digit glued to a name ("Foo-13" -> "Foo-1", "Bar2" -> "Bar") when the text says so.
+
+    The shorter form wins when the longer one is absent, or when the longer occurs once and the shorter
+    is used more often (a footnote mark sits on one mention): twice after a lower-case letter
+    ("fastText1"), three times otherwise ("ABC2", "ABC-13"), since digits often end real names.
+    """
+    match = _GLUED_DIGIT.match(name)
+    if not match:
+        return name
+    shorter = match.group(1)
+    longer_count, shorter_count = count_mentions(name, text), count_mentions(shorter, text)
+    once = longer_count == 1 and shorter_count >= (2 if shorter[-1].islower() else 3)
+    if shorter_count and (longer_count == 0 or once):
+        logger.debug("name %r read as %r (footnote digit)", name, shorter)
+        return shorter
+    return name
+
+
+def _written_form(name: str, text: str) -> str | None:
+    """`name` as the paper writes it, trying it without "the" and a generic suffix; None if absent."""
+    bare = DATA_NOUN_END.sub("", re.sub(r"^the\s+", "", name, flags=re.I))
+    for form in (name, bare):
+        if form and occurs_in(form, text):
+            return form
+    return None
+
+
+def clean_name(raw: str, paper_text: str) -> str | None:
+    """A proposed name as the paper writes it, or None when it is empty, generic or absent from the text."""
+    name = _strip_name(raw)
+    if not name or name.casefold() in GENERIC_NAMES or len(normalize_name(name)) < MIN_NAME_CHARS:
+        return None
+    written = _written_form(_without_footnote_digit(name, paper_text), paper_text)
+    if written is None:
+        logger.debug("dropped name %r: not in the paper text", raw)
+    return written
+
+
+def _piece_before(sentence: str, start: int) -> str | None:
+    """The name-like word right before `start` ("Stanford" of "Stanford Natural", "1B" of "1B Word"), if any."""
+    match = _PIECE_BEFORE.search(sentence, 0, start)
+    if match is None or not _NAME_PIECE.fullmatch(match.group(1)) or match.group(1).casefold() in _NOT_PIECES:
+        return None
+    word = match.group(1)
+    if not sentence[:match.start(1)].strip(" \t\n\"'(\u201c\u2018") and sum(c.isupper() for c in word) < 2 \
+            and not any(c.isdigit() for c in word):
+        return None  # the sentence's first word is capitalised whatever it is
+    return word
+
+
+def _piece_after(sentence: str, end: int) -> str | None:
+    """The name-like word, year or version right after `end` ("Language" of "Stanford Natural Language"), if any."""
+    match = _PIECE_AFTER.match(sentence, end)
+    if match is None or match.group(1).casefold() in _NOT_AFTER or _CITATION_KEY.fullmatch(match.group(1)):
+        return None
+    return match.group(1)
+
+
+def whole_name(name: str, sentences: Sequence[str]) -> str | None:
+    """`name`, or the longer name it is a piece of when the paper never writes it on its own.
+
+    A proposed "Stanford Natural" that every prose sentence writes inside "Stanford Natural Language Inference"
+    is that name; "Word Benchmark" written only as "1B Word Benchmark" is "1B Word Benchmark". A piece of several
+    names ("X" written only as "X 2000" and "X 2003") names none of them: None. Table text, sentence openers, a
+    language before the name ("English X", a part of X) and a data noun after it ("X Dataset") do not count.
+    """
+    pattern = name_pattern(name)
+    if pattern is None:
+        return name
+    forms: dict[str, str] = {}
+    for sentence in sentences:
+        matches = list(pattern.finditer(sentence))
+        if not matches or is_table_row_text(sentence):
+            continue
+        for match in matches:
+            start, end = match.start(), match.end()
+            while (piece := _piece_before(sentence, start)) is not None:
+                start = sentence.rindex(piece, 0, start)
+            while (piece := _piece_after(sentence, end)) is not None:
+                end = sentence.index(piece, end) + len(piece)
+            whole = collapse_whitespace(sentence[start:end])
+            if (start, end) == (match.start(), match.end()) or len(pattern.findall(whole)) > 1:
+                return name  # written on its own (a name run into itself is a layout artefact: "X X Corpus")
+            forms.setdefault(whole.casefold(), whole)
+    if len(forms) != 1:
+        return name if not forms else None
+    whole = next(iter(forms.values()))
+    return whole if name_problem(whole) is None else None  # a name by its shape (not a sentence, tool, task ...)
+
+
+def checked_whole_name(name: str, sentences: Sequence[str], paper_text: str) -> str | None:
+    """`whole_name`, or None when the longer name is one the paper text rules out (see `problem_in_text`)."""
+    whole = whole_name(name, sentences)
+    if whole is None or (whole != name and problem_in_text(whole, paper_text)):
+        return None
+    return whole
+
+
+def clean_dataset_names(raw: Sequence[str], paper_text: str) -> list[str]:
+    """Proposed names cleaned, checked against the paper text and deduplicated, in order.
+
+    Drops empty and generic names and names the paper never writes; keeps the first spelling of
+    names that normalise alike.
+    """
+    kept: dict[str, str] = {}
+    for item in raw:
+        name = clean_name(item, paper_text)
+        if name is not None:
+            kept.setdefault(normalize_name(name), name)
+    return list(kept.values())
+
+
+def name_problem(name: str) -> tuple[str, str] | None:
+    """Why `name` is not a dataset name, as (code, message): a citation, a generic phrase, a sentence,
+    a tool, or a model, method, metric or task. None when it looks like a name."""
+    text = collapse_whitespace(name)
+    if _CITATION.search(text) or any(_CITATION_KEY.fullmatch(word) for word in text.split()):
+        return "citation", f"{name!r} is a citation, not a dataset"
+    if len(text.split()) > MAX_NAME_WORDS:
+        return "sentence", f"{name!r} is a phrase or sentence, not a name"
+    if len(text.split()) > 1 and not re.search(r"[A-Z0-9]", text) and not described_data(text):
+        return "generic", f"{name!r} is a generic phrase, not a name"
+    if POSSESSIVE.search(text):
+        return "fragment", f"{name!r} is the start of a name (a possessive), not a name"
+    if re.search(r"[a-z]\.\s+[A-Z]\.?$", text):
+        return "abbreviation", f"{name!r} is a table abbreviation, not the dataset's name"
+    if _SPLIT_LABEL.search(text):
+        return "split", f"{name!r} labels a split in a table (\"X-train\"), not a dataset"
+    if _TOOL_SUFFIX.search(text) or _CAMEL_TOOL_SUFFIX.search(text):
+        return "tool", f"{name!r} is a tool, library or platform, not a dataset"
+    if re.sub(r"[^0-9a-z]+", "", text.casefold()) in PLATFORMS:
+        return "platform", f"{name!r} is a platform that hosts data, not a dataset"
+    if text in NOT_DATASETS:
+        return "non_dataset", f"{name!r} names a field, venue, device or part of the paper"
+    if text.casefold() in LANGUAGE_NAMES or LANGUAGE_PAIR.match(text):
+        return "language", f"{name!r} names the language of the data or a translation direction, not a dataset"
+    why = looks_like_non_dataset(text)
+    return ("non_dataset", why) if why else None
+
+
+def described_data(phrase: str) -> bool:
+    """Whether a lower-case phrase names particular data by what it holds: a data noun (or "data") after a word
+    that says which data ("insurance claims data", "the free light chain dataset"); not "synthetic data" or "the
+    full dataset", whose words say nothing of which."""
+    words = re.sub(r"^(?:the|a|an|our)\s+", "", phrase.casefold()).split()
+    head = " ".join(words[-2:]) if len(words) > 2 and words[-2] == "data" else words[-1] if words else ""
+    if not (head == "data" or DATA_NOUN_END.search(f" {head}")):
+        return False
+    return any(word not in GENERIC_MODIFIERS and word != "data" for word in words[:-1])
+
+
+def defined_as(name: str, text: str) -> list[str]:
+    """The phrases `text` defines the acronym `name` as: the words before "(name)" or "(name,", one for each
+    of its capitals ("a basic model (BM)" gives "basic model")."""
+    capitals = sum(c.isupper() for c in name)
+    if not 2 <= capitals <= 8 or " " in name.strip():
+        return []
+    words = re.compile(rf"(?<![\w\-])((?:[A-Za-z][\w\-]*\s+){{{capitals}}})$")
+    phrases = []
+    for use in re.finditer(rf"\(\s*{re.escape(name.strip())}\s*[,;)]", text):
+        # the words right before "(", looked for in the few lines before it, not from every word of the text
+        match = words.search(text, max(0, use.start() - 40 * capitals), use.start())
+        if match:
+            phrases.append(match.group(1).strip())
+    return phrases
+
+
+def defined_as_non_dataset(name: str, text: str) -> tuple[str, str] | None:
+    """Why the acronym `name` is not a dataset when the text defines it as a common-noun phrase (lower-case after
+    its first word) ending in a model, method or task word: "basic model (BM)", "machine reading comprehension
+    (MRC)". A dataset's expansion is a proper name ("Stanford Natural Language Inference (SNLI)")."""
+    for phrase in defined_as(name, text):
+        words = phrase.split()
+        if all(word.islower() for word in words[1:]) and _NOT_DATA_HEAD.search(words[-1].casefold()):
+            return "defined", f"{name!r} is defined as {phrase!r}, not a dataset"
+    return None
+
+
+def written_as_model(name: str, text: str) -> tuple[str, str] | None:
+    """Why `name` is a model or method: the text writes a model word right after it at least twice, in at least a
+    quarter of its mentions, and never a data word ("the GA Reader", "the GA reader", "the GA module")."""
+    pattern = name_pattern(name)
+    if pattern is None:
+        return None
+    ends = [match.end() for match in pattern.finditer(text)]
+    as_model = sum(bool(_MODEL_HEAD_AFTER.match(text, end)) for end in ends)
+    if as_model >= 2 and as_model * MODEL_HEAD_SHARE >= len(ends) and not any(
+            _DATA_HEAD_AFTER.match(text, end) for end in ends):
+        return "model_head", f"{name!r} is written as a model ({as_model} of {len(ends)} mentions), not a dataset"
+    return None
+
+
+def written_as_author(name: str, text: str) -> tuple[str, str] | None:
+    """Why the one-word `name` is an author's surname: the text cites it ("X et al.", "X and Y (2005)", "Y and X,
+    2005", "(A, B, and X 2015)", "(A, X, & B, 2006)"). A dataset's name is not followed by "et al." nor by a co-author and a year."""
+    word = name.strip()
+    if " " in word or not word:
+        return None
+    w = re.escape(word)
+    cited = [rf"\b{w}\s+et\s+al\b", rf"\b{w}\s+(?:and|&)\s+{_SURNAME}{_CITED_YEAR}",
+             rf"(?:,|\band|&)\s+{w},?\s+{_YEAR}\s*[;)]"]
+    if re.fullmatch(_SURNAME, word):
+        cited.append(rf"\b{_SURNAME}\s+(?:and|&)\s+{w}{_CITED_YEAR}")  # the second of two authors
+        # one of three or more, not the last: "(Hedges, X, & Kumar, 2006)", "(Lee, X, Kim, and Park 2019)"
+        cited.append(rf"[(;]\s*(?:{_SURNAME},\s+)+{w},\s+(?:{_SURNAME},\s+)*(?:(?:and|&)\s+)?{_SURNAME},?\s+"
+                     rf"{_YEAR}\s*[;)]")
+    if re.search("|".join(cited), text):
+        return "author", f"{name!r} is cited as an author, not a dataset"
+    return None
+
+
+def written_as_data_kind(name: str, text: str) -> tuple[str, str] | None:
+    """Why `name` is a kind of data ("RNA-seq", "ECG", "fMRI"), not a dataset: it is one, and the text never makes
+    it the only name of a dataset ("the EEG dataset", "our ECG database"; "the X ECG dataset" names X)."""
+    if re.sub(r"[^0-9a-z]+", "", name.casefold()) not in DATA_KINDS:
+        return None
+    pattern = name_pattern(name.strip())
+    alone = pattern and rf"\b(?:the|our|this|their|a|an|new)\s+(?:{pattern.pattern})\s+{DATA_NOUN_GROUP}"
+    if alone and re.search(alone, text, re.I):
+        return None
+    return "data_kind", f"{name!r} is a kind of data or measurement, not a dataset"
+
+
+def problem_in_text(name: str, text: str) -> tuple[str, str] | None:
+    """Why `name` is not a dataset, by its shape (`name_problem`) or by how `text` writes it: an acronym defined as
+    a model, method or task, a model's name, a cited surname, a kind of data. None when nothing speaks against it."""
+    return (name_problem(name) or defined_as_non_dataset(name, text) or written_as_model(name, text)
+            or written_as_author(name, text) or written_as_data_kind(name, text))
+
+
+def looks_like_non_dataset(name: str) -> str | None:
+    """Why `name` looks like a metric, model, method or task rather than a dataset; None if it does not."""
+    key = re.sub(r"[^0-9a-z]+", "", name.casefold())
+    if key in METRICS:
+        return f"{name!r} looks like an evaluation metric"
+    if key in MODELS or _MODEL_VARIANT.match(name.strip()):
+        return f"{name!r} looks like a model or method"
+    if key in TASKS:
+        return f"{name!r} looks like a task"
+    if _SUFFIX.search(name.strip()):
+        return f"{name!r} names a model, method or measure"
+    return None

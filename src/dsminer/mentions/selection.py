@@ -1,0 +1,380 @@
+"""From the names step's decisions to the paper's datasets: clean, filter, merge aliases, rank, cap.
+
+The same code for every condition, so conditions differ only in their model calls, reflection,
+retries and memory. Model-free.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from dsminer.document.text import is_table_row_text, name_pattern
+from dsminer.mentions.candidates import LIST_OPENER, SPLIT_NOUN, data_support, lists_datasets
+from dsminer.mentions.evidence_model import EvidenceModel, NameEvidence
+from dsminer.mentions.lexicon import DATA_NOUN_END, DATA_NOUN_GROUP, DATA_NOUN_WORDS, LANGUAGES
+from dsminer.mentions.names import (
+    checked_whole_name,
+    clean_name,
+    count_mentions,
+    mentions_outside,
+    problem_in_text,
+)
+from dsminer.schema import normalize_name
+
+ROLE_ORDER = {"created": 0, "used": 1, "mentioned": 2}
+_TAIL_WORDS = re.compile(rf"^(.*?[A-Z0-9][^ ]*)((?:\s+[a-z][a-z\-]*)*\s+(?:{DATA_NOUN_WORDS}|data))$")
+# Words around a name that say the paper itself makes or releases the dataset ("we introduce X", "I constructed a data
+# set of X", "our new X corpus", "X is made publicly available", "X can be downloaded at").
+_CREATION_CUE = re.compile(
+    r"\b(?:we|I|this paper|this work|this study)\s+(?:\w+\s+){0,2}(?:introduce|release|present|propose|construct|"
+    r"collect|create|build|compile|curate|annotate|crawl|assemble|record|deposit|make available)\w*\b|"
+    rf"\b(?:our|a|the)\s+new(?:ly)?\s+(?:\w+\s+){{0,2}}(?:{DATA_NOUN_WORDS})|"
+    r"\b(?:make|makes|made)\s+(?:\w+\s+){0,2}(?:publicly\s+|freely\s+|openly\s+)?available|"
+    r"\b(?:is|are)\s+(?:publicly\s+|freely\s+|openly\s+)?available\s+(?:in\s+open[- ]access\s+)?(?:at|on|via)\b|"
+    r"\bcan\s+be\s+(?:downloaded|accessed)\s+(?:at|via)\b",
+    re.I,
+)
+_VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:v(?:ersion)?\s*)?(?:\d+(?:\.\d+)+|(?:19|20)\d\d)$")
+# A language before a dataset's name names that language's part of it ("English X" of "X").
+_LANGUAGE_PART = re.compile(rf"(?:{'|'.join(LANGUAGES)})\s+(\S.*)$")
+_FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "a", "an", "&"})
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One name the names step proposed, with its decided kind and role."""
+
+    name: str
+    kind: str = "dataset"
+    role: str = "used"
+
+
+@dataclass(frozen=True)
+class ChosenDataset:
+    """A dataset of the paper: its display name, the other names the paper uses for it, its role."""
+
+    name: str
+    aliases: tuple[str, ...]
+    role: str
+    mentions: int
+
+
+@dataclass
+class Selection:
+    """The datasets kept (ranked, within the cap), those cut by the cap, every dropped name with why, and the
+    evidence of each dataset by its display name (with the evidence model's probability, when one was used)."""
+
+    chosen: list[ChosenDataset] = field(default_factory=list)
+    capped: list[ChosenDataset] = field(default_factory=list)
+    dropped: list[tuple[str, str]] = field(default_factory=list)
+    evidence: dict[str, NameEvidence] = field(default_factory=dict)
+    trust: dict[str, float] = field(default_factory=dict)
+
+
+def base_key(name: str) -> str:
+    """The name without a lower-case tail that ends in a data noun ("X summarization dataset" -> "X")."""
+    match = _TAIL_WORDS.match(name.strip())
+    return normalize_name(match.group(1) if match else name)
+
+
+def abbreviates(short: str, long: str) -> bool:
+    """Whether the capitals of `short` spell `long` in order (Schwartz and Hearst): the first at the start
+    of a word, the others anywhere after it, covering at least two and at least half of `long`'s words and
+    passing over no capitalised word ("SQuAD" does not abbreviate "SQuAD 1.1": it is its first word; "PTB" does
+    not abbreviate "Penn Chinese Treebank")."""
+    capitals = [c.lower() for c in short if c.isupper()]
+    # each word with the whitespace-separated token it belongs to ("Multi-Genre" is one token of two words)
+    tokens = long.split()
+    parts = [(word, token) for token, chunk in enumerate(tokens)
+             for word in re.split(r"[\-/]+", chunk) if word and word.casefold() not in _FUNCTION_WORDS]
+    words = [word for word, _ in parts]
+    if not capitals or len(words) < 2:
+        return False
+    for start in range(len(words)):
+        text = " ".join(words[start:]).lower()
+        if not text.startswith(capitals[0]):
+            continue
+        position, used = 1, {0}
+        for letter in capitals[1:]:
+            found = text.find(letter, position)
+            if found < 0:
+                break
+            used.add(text.count(" ", 0, found))
+            position = found + 1
+        else:
+            last = parts[start + max(used)][1]
+            if (len(used) >= 2 and len(used) * 2 >= len(words) and len(words) - start <= len(capitals)
+                    and _spells_capitalised_words(capitals, tokens[parts[start][1]:last + 1])):
+                return True
+    return False
+
+
+def _spells_capitalised_words(capitals: Sequence[str], tokens: Sequence[str]) -> bool:
+    """Whether the initials of the capitalised words an abbreviation spans come, in order, among its capitals: no
+    capitalised word is passed over ("PTB" passes over "Chinese" in "Penn Chinese Treebank", which is CTB)."""
+    letters = iter(capitals)
+    return all(token[0].lower() in letters for token in tokens if token[:1].isupper())
+
+
+def is_abbreviation_of(short: str, long: str, text: str) -> bool:
+    """Whether `short` abbreviates `long`: its capitals spell the long name, or the text writes
+    "long (short)", "long dataset (short)" (the name proposed without the data noun its abbreviation spells:
+    "Stanford Question Answering" of "Stanford Question Answering Dataset (SQuAD)") or "short (long)"."""
+    capitals = "".join(c for c in short if c.isupper())
+    if not (2 <= len(capitals) <= 8 and re.match(r"[A-Z]{2}", short) and len(long.split()) >= 2):
+        return False
+    if abbreviates(short, long) or abbreviates(short, DATA_NOUN_END.sub("", long)):
+        return True  # the data noun is not spelled ("SNLI" of "Stanford Natural Language Inference Corpus")
+    pair = (rf"{re.escape(long)}(?:\s+{DATA_NOUN_GROUP})?\s*\(\s*{re.escape(short)}\s*\)|"
+            rf"{re.escape(short)}\s*\(\s*{re.escape(long)}\s*\)")
+    return re.search(pair, text, re.I) is not None
+
+
+def part_of(part: str, whole: str, text: str) -> bool:
+    """Whether the text writes `part` as a part of `whole`: "the WSJ portion of the Penn Treebank", "the Wall
+    Street Journal (WSJ) part of the Penn Treebank", "the X subset of Y"; data drawn from a dataset is it."""
+    left, right = name_pattern(part), name_pattern(whole)
+    if left is None or right is None:
+        return False
+    between = r"\)?\s+(?i:part|portion|section|sections|subset|split|subcorpus)\s+of\s+(?i:the\s+)?"
+    return re.search(f"{_inline(left)}{between}{_inline(right)}", text) is not None
+
+
+def _inline(pattern: re.Pattern[str]) -> str:
+    """A compiled pattern as a group that keeps its own case rule, to join with others."""
+    return f"(?i:{pattern.pattern})" if pattern.flags & re.I else f"(?:{pattern.pattern})"
+
+
+def same_dataset(a: str, b: str, text: str) -> bool:
+    """Whether two names are one dataset: same base, "owner/X" and "X", "X" and "X's Y" (a table's short form
+    of a possessive name: "AG" of "AG's News"), a word cut short ("ABC" of "ABCpedia"), abbreviation and
+    expansion, a language's part ("English X" and "X"), or a part the text says is of the other ("the WSJ part
+    of the Penn Treebank")."""
+    if base_key(a) == base_key(b):
+        return True
+    for left, right in ((a, b), (b, a)):
+        language = _LANGUAGE_PART.match(left.strip())
+        if language and base_key(language.group(1)) == base_key(right):
+            return True
+        if "/" in left and normalize_name(left.rsplit("/", 1)[1]) == normalize_name(right):
+            return True
+        if re.match(rf"{re.escape(left.strip())}['\u2019]s\s", right.strip()) or truncates(left, right):
+            return True
+        if is_abbreviation_of(left, right, text):
+            return True
+    return part_of(a, b, text) or part_of(b, a, text)  # last: it searches the whole text
+
+
+def truncates(short: str, long: str) -> bool:
+    """Whether `short` is a table's cut of the one-word name `long`: its capitals, then the rest of the word in
+    lower case ("ABC" of "ABCpedia" or "ABcpedia"), as a column header too narrow for the name writes it."""
+    short, long = short.strip(), long.strip()
+    return (re.fullmatch(r"[A-Z]{3,}", short) is not None and long[:len(short)].casefold() == short.casefold()
+            and re.fullmatch(r"[a-z]{2,}", long[len(short):]) is not None)
+
+
+def unversioned(name: str) -> str | None:
+    """The name without a trailing version or year ("SQuAD 2.0" -> "SQuAD", "CoNLL-2003" -> "CoNLL"); None
+    when it has none."""
+    match = _VERSION.match(name.strip())
+    return match.group(1) if match else None
+
+
+def is_fragment(short: str, long: str, text: str) -> bool:
+    """Whether the text writes `short` only inside `long` ("FACE" only in "WIDER FACE")."""
+    pattern = name_pattern(short)
+    return (len(short) < len(long) and pattern is not None and pattern.search(long) is not None
+            and mentions_outside(short, [long], text) == 0)
+
+
+def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDataset]:
+    """Group (name, role) pairs that name one dataset; the display name is the one the text writes most on its
+    own (outside the other members), never a fragment that the text writes only inside another member ("FACE" of
+    "WIDER FACE"). A bare name joins its versioned form when the proposals hold only one ("SQuAD" and "SQuAD
+    2.0"), not when they hold several ("SQuAD 1.1" and "SQuAD 2.0": then "SQuAD" may mean either); likewise a
+    word joins the one longer name it starts ("X" and "X Treebank", not "Y" of "Y Full" and "Y Polarity"). A
+    fragment joins the name it is written in."""
+    versions: dict[str, set[str]] = {}
+    for name, _ in names:
+        bare = unversioned(name)
+        if bare is not None:
+            versions.setdefault(normalize_name(bare), set()).add(normalize_name(name))
+
+    def one_version(a: str, b: str) -> bool:
+        return any(len(versions.get(normalize_name(bare), ())) == 1 and normalize_name(other) == normalize_name(bare)
+                   for bare, other in ((unversioned(a), b), (unversioned(b), a)) if bare is not None)
+
+    # a one-word name that starts only one other name is that dataset's short form ("X" of "X Treebank")
+    longer: dict[str, set[str]] = {}
+    for name, _ in names:
+        first, _, rest = name.strip().partition(" ")
+        if rest:
+            longer.setdefault(first.casefold(), set()).add(re.sub(r"\W+", "", name.casefold()))
+
+    def one_longer(a: str, b: str) -> bool:
+        return any(" " not in short.strip() and longer.get(short.strip().casefold(), set()) ==
+                   {re.sub(r"\W+", "", other.casefold())} for short, other in ((a, b), (b, a)))
+
+    groups: list[list[tuple[str, str]]] = []
+    for name, role in names:
+        group = next((g for g in groups if any(same_dataset(name, other, text) or one_version(name, other)
+                                               or one_longer(name, other)
+                                               or is_fragment(name, other, text) or is_fragment(other, name, text)
+                                               for other, _ in g)), None)
+        if group is None:
+            groups.append([(name, role)])
+        elif all(normalize_name(name) != normalize_name(other) for other, _ in group):
+            group.append((name, role))
+        else:
+            group.append(("", role))  # a repeated name still lends its role
+    merged = []
+    for group in groups:
+        members = [name for name, _ in group if name]
+        counts = {name: count_mentions(name, text) for name in members}
+        own = {name: mentions_outside(name, members, text) for name in members}
+        display = max(members, key=lambda n: (own[n], -len(n), -members.index(n)))
+        role = min((role for _, role in group), key=lambda r: ROLE_ORDER.get(r, 3))
+        aliases = tuple(name for name in members if name != display)
+        merged.append(ChosenDataset(display, aliases, role, sum(counts.values())))
+    return merged
+
+
+def supports_creation(name: str, sentences: Sequence[str]) -> bool:
+    """Whether a clause naming `name` says the paper itself creates or releases it."""
+    pattern = name_pattern(name)
+    if pattern is None:
+        return False
+    clauses = (clause for sentence in sentences for clause in re.split(r"[;:]", sentence))
+    return any(pattern.search(clause) and _CREATION_CUE.search(clause) for clause in clauses)
+
+
+def checked_role(name: str, role: str, sentences: Sequence[str]) -> str:
+    """The decided role, with "created" kept only where the paper's own words support it (else "used")."""
+    if role == "created" and not supports_creation(name, sentences):
+        return "used"
+    return role if role in ROLE_ORDER else "used"
+
+
+def written_as_data(name: str, sentences: Sequence[str]) -> bool:
+    """Whether the paper itself calls `name` data: "X dataset", "X corpus", "the X benchmark", "dataset X",
+    "the X training set", "the datasets: W, X and Y", or a row of a table under a data column.
+    Such a name is a dataset whatever kind (other than a model) the names step gave it."""
+    pattern = name_pattern(name)
+    if pattern is None:
+        return False
+    name = f"(?:{pattern.pattern})"
+    around = re.compile(rf"{name}\s+(?:{DATA_NOUN_GROUP}|(?i:{SPLIT_NOUN}))\b|\b{DATA_NOUN_GROUP}\s+(?i:called\s+|"
+                        rf"named\s+)?{name}|\b{DATA_NOUN_GROUP}(?i:{LIST_OPENER})[^.;]*?{name}", pattern.flags)
+    return any(around.search(sentence) if not is_table_row_text(sentence) else
+               lists_datasets(sentence) and pattern.search(sentence) for sentence in sentences)
+
+
+def data_sentences(dataset: ChosenDataset, sentences: Sequence[str]) -> int:
+    """How many prose sentences (not table text) write the dataset, or an alias, as data: beside "dataset",
+    "corpus", "benchmark", "treebank", "collection", or before a split ("X training set"). The paper's own
+    words that the name is data."""
+    return data_support((dataset.name, *dataset.aliases), sentences)
+
+
+def is_table_header(dataset: ChosenDataset, sentences: Sequence[str]) -> bool:
+    """Whether the dataset's names are a run of a table's column labels ("Name Teff Prot EW"): three words or more
+    that no sentence but table text writes. (One row or column label may be a dataset: "X" in a table of results.)"""
+    names = (dataset.name, *dataset.aliases)
+    if min(len(name.split()) for name in names) < 3:
+        return False
+    patterns = [pattern for pattern in map(name_pattern, names) if pattern is not None]
+    return not any(not is_table_row_text(sentence) and any(p.search(sentence) for p in patterns)
+                   for sentence in sentences)
+
+
+def is_dataset(proposal: Proposal, sentences: Sequence[str]) -> bool:
+    """Whether a decided name counts as a dataset: decided so; or decided a task or "other" (what a small model
+    says of a name it is unsure of) while a sentence writes it near a data noun (`data_support`); or decided
+    a method or metric while the paper calls it data outright (`written_as_data`). A model stays a model."""
+    if proposal.kind in ("dataset", "model"):
+        return proposal.kind == "dataset"
+    if proposal.kind in ("task", "other"):
+        return data_support([proposal.name], sentences) > 0
+    return written_as_data(proposal.name, sentences)
+
+
+def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, sentences: Sequence[str],
+                    evidence_model: EvidenceModel | None = None) -> Selection:
+    """The paper's datasets from the proposals: the model decides, the paper's words ground and rank.
+
+    - only datasets (see `is_dataset`), cleaned against the text, without what evidence says is something else:
+      citations, generic phrases, tools and platforms, languages, models, metrics or tasks (a known one only while
+      the paper never writes it as data), acronyms the text defines as one ("a basic model (BM)"), names it writes
+      as a model's ("the GA Reader": see `written_as_model`), surnames it cites ("X et al.": see
+      `written_as_author`), runs of a table's column labels;
+    - merged with their aliases;
+    - with an `evidence_model` (fitted for the model that answered), a dataset whose evidence gives it a probability
+      under the model's threshold is dropped, and the rest are ranked by that probability; without one, they are
+      ranked by whether a sentence writes them as data, then created, used, mentioned (a "created" role stands only
+      where a sentence naming the dataset says the paper makes it), then by how many sentences write them as data,
+      then by mentions; cut to `cap`.
+    """
+    selection = Selection()
+    kept, pieces, said = _grounded_names(proposals, paper_text, sentences, selection)
+    body = "\n".join(sentences)
+    for dataset in merge_names(kept, paper_text):
+        members = (dataset.name, *dataset.aliases)
+        extra = [piece for member in members for piece in pieces.get(normalize_name(member), [])]
+        if extra:
+            dataset = replace(dataset, aliases=tuple(dict.fromkeys((*dataset.aliases, *extra))))
+        support = data_sentences(dataset, sentences)
+        if support == 0 and is_table_header(dataset, sentences):
+            selection.dropped.append((dataset.name, "table header"))
+            continue
+        evidence = NameEvidence(dataset.name, any(normalize_name(m) in said for m in members), support,
+                                dataset.mentions, sum(count_mentions(m, body) for m in members), dataset.role)
+        selection.evidence[dataset.name] = evidence
+        if evidence_model is not None:
+            trust = selection.trust[dataset.name] = round(evidence_model.probability(evidence), 4)
+            if trust < evidence_model.threshold:
+                selection.dropped.append((dataset.name, f"weak evidence ({trust:.2f})"))
+                continue
+        selection.chosen.append(dataset)
+    if evidence_model is not None:
+        ranked = sorted(selection.chosen, key=lambda d: -selection.trust[d.name])
+    else:
+        ranked = sorted(selection.chosen, key=lambda d: (
+            selection.evidence[d.name].data_sentences == 0, ROLE_ORDER.get(d.role, 3),
+            -selection.evidence[d.name].data_sentences, -d.mentions))
+    selection.chosen, selection.capped = ranked[:cap], ranked[cap:]
+    return selection
+
+
+def _grounded_names(proposals: Sequence[Proposal], paper_text: str, sentences: Sequence[str],
+                    selection: Selection) -> tuple[list[tuple[str, str]], dict[str, list[str]], set[str]]:
+    """The proposals that are datasets and pass the text's checks, as (name, checked role); the proposed pieces of
+    each longer name, which stay its aliases; and the names the model itself called datasets (normalised). Every
+    other proposal goes to `selection.dropped` with why."""
+    kept: list[tuple[str, str]] = []
+    pieces: dict[str, list[str]] = {}
+    said: set[str] = set()
+    for proposal in proposals:
+        if not is_dataset(proposal, sentences):
+            selection.dropped.append((proposal.name, f"kind {proposal.kind}"))
+            continue
+        problem = problem_in_text(proposal.name, paper_text)
+        if problem is not None and problem[0] == "non_dataset" and data_support([proposal.name], sentences):
+            problem = None  # a name of a known model or task that the paper writes as data ("the CNN dataset")
+        name = clean_name(proposal.name, paper_text) if problem is None else None
+        if name is not None and re.fullmatch(r"[a-z]+", name) and not data_support([name], sentences):
+            name, problem = None, ("generic", "")  # a plain word ("students") the paper never writes as data
+        if name is None:
+            selection.dropped.append((proposal.name, problem[0] if problem else "not in the paper text or generic"))
+            continue
+        whole = checked_whole_name(name, sentences, paper_text)
+        if whole is None:
+            selection.dropped.append((proposal.name, "a piece of other names"))
+            continue
+        if whole != name:
+            pieces.setdefault(normalize_name(whole), []).append(name)
+        if proposal.kind == "dataset":
+            said.update({normalize_name(whole), normalize_name(name)})
+        kept.append((whole, checked_role(whole, proposal.role, sentences)))
+    return kept, pieces, said

@@ -1,1 +1,0 @@
-"""Model-free tools: PDF text, URLs, sentences, links and dataset-name cleaning."""

@@ -1,0 +1,82 @@
+from pathlib import Path
+
+import pytest
+
+from dsminer.demo import write_sample_papers
+from dsminer.document.pdf import parse_pdf
+from dsminer.events import EventLog
+from dsminer.evidence.records import clean_text, first_url, refs_from_metadata, resolve_link
+
+NIGHT_CALL = "https://huggingface.co/datasets/example-lab/night-call-300"
+
+
+@pytest.fixture(scope="module")
+def birdsong(tmp_path_factory):
+    papers = write_sample_papers(Path(tmp_path_factory.mktemp("samples")))
+    return parse_pdf(next(p for p in papers if p.name == "sample_birdsong_detection.pdf"))
+
+
+def test_a_link_tied_to_the_name_wins_over_the_models_pick(birdsong):
+    assert resolve_link(birdsong, ["DawnChorus-2k"], NIGHT_CALL, None) == "https://zenodo.org/records/0000042"
+
+
+@pytest.mark.parametrize(
+    ("name", "proposed", "others", "expected", "reason"),
+    [
+        ("Urban Birdsong Corpus", NIGHT_CALL, ["NightCall-300"], None, "tied to another dataset"),
+        ("Urban Birdsong Corpus", NIGHT_CALL, [], None, "not tied to the dataset in the paper"),
+        ("Urban Birdsong Corpus", "https://invented.example.com/data", [], None, "not in the paper"),
+        ("Urban Birdsong Corpus", "", [], None, None),
+        ("night call 300", NIGHT_CALL, [], NIGHT_CALL, None),  # untied, but the URL spells the name
+    ],
+)
+def test_untied_names_keep_only_paper_urls_that_name_them(birdsong, name, proposed, others, expected, reason):
+    events = EventLog()
+    assert resolve_link(birdsong, [name], proposed, events, other_names=others) == expected
+    assert [e["reason"] for e in events.events] == ([reason] if reason else [])
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [("http://arxiv.org/abs/1603.03793v2", True), ("https://arxiv.org/pdf/2010.14678v1.pdf", True),
+     ("https://zenodo.org/records/1", False)],
+)
+def test_arxiv_pages_are_self_links(url, expected):
+    from dsminer.evidence.records import is_self_link
+
+    assert is_self_link(url) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "url"),
+    [("https://github.com/a/b, p1", "https://github.com/a/b"), ("The link is not provided.", None),
+     ("See https://zenodo.org/records/1.", "https://zenodo.org/records/1")],
+)
+def test_first_url_from_model_text(text, url):
+    assert first_url(text) == url
+
+
+@pytest.mark.parametrize("value", ["N/A", "not provided in the text", "none", "  ", None])
+def test_placeholders_become_none(value):
+    assert clean_text(value) is None
+
+
+def test_refs_keep_supplied_values_and_never_guess_fellowship():
+    from dsminer.schema import PaperRefs
+
+    refs = refs_from_metadata("Model Title", ["A"], [], "", "circa 2019", PaperRefs(venue="NeurIPS 2024"))
+    assert refs.title == "Model Title" and refs.venue == "NeurIPS 2024" and refs.year == 2019
+    assert refs.is_fellow is None
+
+
+@pytest.mark.parametrize(
+    ("url", "name", "expected"),
+    [("https://reefcount.example.org/data", "ReefCount-3k", True),
+     ("https://example.org/urban-sounds/data", "Urban Corpus", True),  # "urban" is a distinctive word
+     ("https://example.org/corpus/data", "Kelp Corpus", False),
+     ("http://www.example.org/news_articles.html", "AG's News", False)],
+)
+def test_url_names(url, name, expected):
+    from dsminer.evidence.records import url_names
+
+    assert url_names(url, [name]) is expected

@@ -1,0 +1,218 @@
+"""Cleaning proposed dataset names against the paper text, and spotting names that are not datasets."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsminer.mentions.names import clean_dataset_names, looks_like_non_dataset, mentions_outside, occurs_in
+
+TEXT = (
+    "We evaluate on FooBench-13 (footnote) and report FooBench-1 results. The Bar corpus is large; "
+    "fastText1 is our tool and fastText runs fast, as fastText always does. "
+    "SST-2 and SST appear, and SST again. The Penn\nTreebank is used. CIFAR10 once."
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ([" 'Bar' ", "\u2022 Penn Treebank", '"SST-2"'], ["Bar", "Penn Treebank", "SST-2"]),
+        (["data", "Datasets", "test set", "N/A", "none", "", "  ", "--"], []),
+        (["FooBench-14"], ["FooBench-1"]),
+        (["FooBench-13"], ["FooBench-13"]),
+        (["Bar2"], ["Bar"]),
+        (["fastText1"], ["fastText"]),
+        (["CIFAR10"], ["CIFAR10"]),
+        (["SST2"], ["SST2"]),
+        (["Baz", "Imaginary Set"], []),
+        (["Bar", "bar", "the Bar corpus", "BAR"], ["Bar"]),
+        (["Bar dataset"], ["Bar"]),
+        (["Penn Tree-bank"], ["Penn Tree-bank"]),
+        (["1. Penn Treebank", "- SST"], ["Penn Treebank", "SST"]),
+    ],
+)
+def test_clean_dataset_names(raw: list[str], expected: list[str]) -> None:
+    assert clean_dataset_names(raw, TEXT) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "found"),
+    [
+        ("Penn Treebank", True),
+        ("penn-treebank", True),
+        ("SST", True),
+        ("SS", False),
+        ("Treebank Penn", False),
+        ("", False),
+    ],
+)
+def test_occurs_in(name: str, found: bool) -> None:
+    assert occurs_in(name, TEXT) is found
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("accuracy", "metric"),
+        ("F1", "metric"),
+        ("BLEU", "metric"),
+        ("ROUGE-L", "metric"),
+        ("BERT", "model"),
+        ("BERT-base", "model"),
+        ("ResNet-50", "model"),
+        ("LSTM", "model"),
+        ("Transformer", "model"),
+        ("CNN", "model"),
+        ("our encoder model", "model"),
+        ("classification", "task"),
+        ("machine translation", "task"),
+        ("parsing", "task"),
+        ("ImageNet", None),
+        ("Penn Treebank", None),
+        ("SST-2", None),
+        ("Yelp Binary classification", None),
+        ("BERTScore corpus", None),
+    ],
+)
+def test_looks_like_non_dataset(name: str, kind: str | None) -> None:
+    reason = looks_like_non_dataset(name)
+    if kind is None:
+        assert reason is None
+    else:
+        assert reason is not None and kind in reason and name in reason
+
+
+def test_single_letters_are_not_dataset_names():
+    from dsminer.mentions.names import clean_dataset_names
+
+    assert clean_dataset_names(["P", "Y", "AB-1"], "Columns P and Y of AB-1.") == ["AB-1"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "text", "expected"),
+    [
+        ("ABC2", "ABC is small. We use ABC2 and ABC. ABC again.", "ABC"),  # mark on one of many mentions
+        ("ABC2", "We use ABC2 and ABC.", "ABC2"),  # too little evidence: keep as written
+        ("XY-13", "XY-1 here, XY-1 there, XY-13 once, XY-1 again.", "XY-1"),
+        ("CIFAR10", "CIFAR10 and CIFAR10 again, CIFAR1 once.", "CIFAR10"),
+    ],
+)
+def test_footnote_digit_on_upper_case_names(raw, text, expected):
+    from dsminer.mentions.names import clean_dataset_names
+
+    assert clean_dataset_names([raw], text) == [expected]
+
+
+@pytest.mark.parametrize("name, code", [
+    ("Smith et al., 2015", "citation"), ("Zhang, 2015", "citation"), ("Jones (2019)", "citation"),
+    ("Marlow2011LearningSongs", "citation"), ("KiteQA Finch2016", "citation"), ("SemEval2014", None),
+    ("large text dataset", "generic"), ("instruction tuning", "generic"),
+    ("We train our model on a large collection of news articles crawled", "sentence"),
+    ("Watson API", "tool"), ("RLlib library", "tool"), ("BerkeleyParser", "tool"), ("Yah. A", "abbreviation"),
+    ("CTX-train CTX-test Sequences", "split"), ("Owl-dev", "split"),
+    ("AG\u2019s", "fragment"), ("LLMs", "non_dataset"), ("BERT", "non_dataset"),
+    ("accuracy", "non_dataset"), ("Vietnamese", "language"), (" english ", "language"),
+    ("Vietnamese Treebank", None), ("GitHub", "platform"), ("Hugging Face", "platform"),
+    ("English-German", "language"), ("En-De", "language"), ("Penn Treebank", None), ("WMT 2014", None),
+    ("SemEval-2017", None), ("CoNLL 2003", None), ("reddit", None),
+])
+def test_name_problem(name, code):
+    from dsminer.mentions.names import name_problem
+
+    found = name_problem(name)
+    assert (found[0] if found else None) == code
+
+
+@pytest.mark.parametrize("name, text, code", [
+    ("WM", "It learns a weighting model (WM) with higher accuracy.", "defined"),
+    ("MRC", "Machine reading comprehension (MRC) is a challenging task.", "defined"),
+    ("RTE", "recognizing textual entailment (RTE, Dagan et al.)", "defined"),
+    ("SNLI", "the Stanford Natural Language Inference (SNLI) corpus", None),
+    ("AFW", "Annotated Faces in the Wild (AFW) contains 205 images.", None),
+    ("BM", "BM is used, with no definition.", None),
+])
+def test_defined_as_non_dataset(name, text, code):
+    from dsminer.mentions.names import defined_as_non_dataset
+
+    found = defined_as_non_dataset(name, text)
+    assert (found[0] if found else None) == code
+
+
+@pytest.mark.parametrize("text, code", [
+    ("Our model, the Gated-Attention (GA) Reader, is new. The GA reader wins. The GA module helps. GA is fast.",
+     "model_head"),
+    ("The GA Reader is new. GA wins on GA. GA helps. GA is fast. GA again. GA once more. GA at last.", None),
+    ("The GA Reader is new. The GA reader wins. We release the GA dataset.", None),
+    ("The GA Reader is new, and GA is fast.", None),
+])
+def test_written_as_model(text, code):
+    from dsminer.mentions.names import written_as_model
+
+    found = written_as_model("GA", text)
+    assert (found[0] if found else None) == code
+
+
+@pytest.mark.parametrize("name, text, code", [
+    ("ECG", "We train on the Owl-XL ECG dataset of 21,000 recordings.", "data_kind"),
+    ("scRNA-seq", "Samples were profiled with scRNA-seq.", "data_kind"),
+    ("EEG", "We release our EEG dataset on OSF.", None),
+    ("Owl-XL", "We train on the Owl-XL ECG dataset of 21,000 recordings.", None),
+])
+def test_a_kind_of_data_is_not_a_dataset_unless_it_is_the_only_name_of_one(name, text, code):
+    from dsminer.mentions.names import problem_in_text
+
+    found = problem_in_text(name, text)
+    assert (found[0] if found else None) == code
+
+
+@pytest.mark.parametrize("name, text, code", [
+    ("Marlow", "We use the polarity dataset from Marlow and Finch (2005).", "author"),
+    ("Marlow", "the subjectivity dataset (Marlow and Finch, 2004)", "author"),
+    ("Marlow", "Marlow et al. collected the reviews.", "author"),
+    ("Finch", "the benchmark datasets of (Marlow, Okoye, and Finch 2015)", "author"),
+    ("Reefset", "accuracy on both Reefset and ORCA 2014 datasets", None),
+    ("Finch", "We use the polarity dataset from Marlow and Finch (2005).", "author"),
+    ("Reefset", "the shared tasks (Kelp 2014; Reefset 2015)", None),
+    ("Reefset", "trained on Kelp and Reefset (2015 release)", None),
+    ("Reefset", "We evaluate on the Reefset 2015 dataset and the Kelp corpus.", None),
+    ("Marlow Finch", "Marlow Finch et al. wrote it.", None),
+    ("Okoye", "the chronogram store (Marlow, Okoye, & Finch, 2006) holds 4k studies", "author"),
+    ("Okoye", "the benchmarks (Marlow, Okoye, Kelp, and Finch 2019)", "author"),
+    ("Reefset", "trained on (Kelp, Reefset, and Coral 2015 releases)", None),
+])
+def test_written_as_author(name, text, code):
+    from dsminer.mentions.names import written_as_author
+
+    found = written_as_author(name, text)
+    assert (found[0] if found else None) == code
+
+
+def test_mentions_outside_longer_names():
+    text = "We use the WIDER FACE dataset. WIDER FACE has easy, medium and hard sets. FACE alone is rare."
+    assert mentions_outside("FACE", ["WIDER FACE", "FACE"], text) == 1
+    assert mentions_outside("FACE", ["WIDER FACE"], text.replace("FACE alone", "It")) == 0
+    assert mentions_outside("WIDER FACE", ["FACE"], text) == 2
+
+
+@pytest.mark.parametrize(("name", "sentences", "whole"), [
+    # written only inside a longer name: that name
+    ("Quokka Natural", ["We train on the Quokka Natural Speech Inference (QNSI) corpus.",
+                        "The Quokka Natural Speech Inference corpus has 9k pairs."], "Quokka Natural Speech Inference"),
+    ("Word Bench", ["We pretrain on the 3B Word Bench (Smith et al., 2014)."], "3B Word Bench"),
+    ("Task 2019", ["We use the Otter Shared Task 2019 treebanks."], "Otter Shared Task 2019"),
+    ("Pelican", ["Results on Pelican 2004 follow.", "Pelican 2004 is larger."], "Pelican 2004"),
+    # written on its own at least once: itself
+    ("Quokka Natural", ["The Quokka Natural Speech corpus.", "Quokka Natural has 9k pairs."], "Quokka Natural"),
+    ("OrcaSet", ["Using OrcaSet we train.", "The English OrcaSet part.", "The OrcaSet Dataset is large.",
+                 "We use the OrcaSet Test split.", "OrcaSet Smith2014Deep is cited."], "OrcaSet"),
+    ("Whale", ["Whale Whale Corpus is a layout artefact."], "Whale"),
+    # the sentence's first word is capitalised whatever it is; table text does not count
+    ("OrcaSet", ["Finally OrcaSet is used.", "Alpha OrcaSet 71.2 80.3 66.1 54.0 12.1"], "OrcaSet"),
+    # a piece of several names names none of them
+    ("Pelican", ["Results on Pelican 2001 and Pelican 2004 follow."], None),
+    ("Otter", ["The Otter Depth and Otter Pose corpora."], None),
+])
+def test_whole_name(name, sentences, whole):
+    from dsminer.mentions.names import whole_name
+
+    assert whole_name(name, sentences) == whole

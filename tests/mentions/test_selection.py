@@ -1,0 +1,277 @@
+import pytest
+
+from dsminer.mentions.selection import (
+    Proposal,
+    base_key,
+    is_abbreviation_of,
+    merge_names,
+    same_dataset,
+    select_datasets,
+    written_as_data,
+)
+
+TEXT = ("We evaluate on the Penn Treebank (PTB), on PTB again, on the CNN/DailyMail summarization dataset "
+        "and on CNN/DailyMail. We release the OrcaSet corpus, also at acme/OrcaSet. The Stanford Sentiment Treebank is "
+        "cited. We compare with BERT (Smith et al., 2015) on a large text dataset.")
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("CNN/DailyMail", "CNN/DailyMail summarization dataset", True),
+    ("OrcaSet", "acme/OrcaSet", True),
+    ("PTB", "Penn Treebank", True),
+    ("SST", "Stanford Sentiment Treebank", True),
+    ("the OrcaSet dataset", "OrcaSet", True),
+    ("PTB", "CNN/DailyMail", False),
+    ("CTB", "Penn Chinese Treebank", True),
+    ("QTB", "Question Treebank", True),
+    ("WSJ", "Penn Treebank", False),
+    ("NE", "Named Entities Corpus", False),
+    ("SST-2", "SST-5", False),
+    ("AB", "AB\u2019s Reviews", True),  # a table's short form of a possessive name
+    ("AB's Reviews", "AB", True),
+    ("AB", "ABC's Reviews", False),
+    ("OWL", "OWLpedia", True),  # a table header's cut of a one-word name
+    ("OWLpedia", "OWL", True),
+    ("OWL", "OWlpedia", True),
+    ("OWL", "OWLS", False),
+    ("OWL", "OWL2", False),
+    ("OWL", "OWLpedia Full", False),
+    ("OW", "OWlet", False),
+    ("AHT", "Acme Harbor Treebank", True),
+    ("AHT", "Acme Chinese Harbor Treebank", False),  # passes over a capitalised word: that name is CHT's
+    ("CHT", "Acme Chinese Harbor Treebank", True),
+    ("SNLX", "Stanford Natural Language Xcorpus", True),
+    ("English OrcaSet", "OrcaSet", True),
+    ("OrcaSet", "Chinese OrcaSet", True),
+    ("English OrcaSet", "Chinese OrcaSet", False),
+])
+def test_same_dataset(a, b, same):
+    assert same_dataset(a, b, TEXT) is same
+
+
+def test_abbreviation_from_the_papers_own_parentheses():
+    text = "We use the Whale Song Archive (WSX-v2) throughout."
+    assert is_abbreviation_of("WSX-v2", "Whale Song Archive", text)
+    assert not is_abbreviation_of("WSX-v2", "Whale Song Archive", "No such pairing here.")
+    assert is_abbreviation_of("WSA-v2", "Whale Song Archive", "No such pairing here.")  # the initials
+
+
+def test_a_part_the_paper_says_is_of_a_dataset_is_that_dataset():
+    text = ("We train on the Gull Street Journal (GSJ) part of the Harbor Treebank and on the Kite portion of "
+            "the Harbor Treebank. The Owl Treebank is separate; GSJ and Owl Treebank sizes are in Table 1.")
+    assert same_dataset("GSJ", "Harbor Treebank", text) and same_dataset("Harbor Treebank", "Kite", text)
+    assert not same_dataset("GSJ", "Owl Treebank", text) and not same_dataset("Kite", "Owl Treebank", text)
+    assert not same_dataset("Harbor Treebank", "GSJ", "We use GSJ and the Harbor Treebank.")
+
+
+def test_a_name_bridging_two_acronyms_does_not_merge_them():
+    text = "We use the Acme Harbor Treebank (AHT), the Acme Chinese Harbor Treebank and CHT 5.1 from it."
+    merged = merge_names([("AHT", "used"), ("Acme Harbor Treebank", "used"), ("Acme Chinese Harbor Treebank", "used"),
+                          ("CHT 5.1", "used")], text)
+    assert [set((d.name, *d.aliases)) for d in merged] == [
+        {"AHT", "Acme Harbor Treebank"}, {"Acme Chinese Harbor Treebank", "CHT 5.1"}]
+
+
+def test_base_key_drops_a_lower_case_tail_ending_in_a_data_noun():
+    assert base_key("CNN/DailyMail summarization dataset") == base_key("CNN/DailyMail")
+    assert base_key("Penn Treebank") != base_key("Penn")
+
+
+def test_merged_names_keep_aliases_the_most_used_name_and_the_strongest_role():
+    (merged,) = merge_names([("Penn Treebank", "mentioned"), ("PTB", "used")], TEXT)
+    assert merged.name == "PTB" and merged.aliases == ("Penn Treebank",) and merged.role == "used"
+
+
+def test_selection_filters_merges_ranks_and_caps():
+    proposals = [
+        Proposal("Stanford Sentiment Treebank", "dataset", "mentioned"),
+        Proposal("PTB", "dataset", "used"), Proposal("Penn Treebank", "dataset", "used"),
+        Proposal("BERT", "model", "used"), Proposal("BERT", "dataset", "used"),
+        Proposal("Smith et al., 2015", "dataset", "used"), Proposal("large text dataset", "dataset", "used"),
+        Proposal("ImaginaryNet", "dataset", "used"), Proposal("OrcaSet", "dataset", "created"),
+    ]
+    selection = select_datasets(proposals, TEXT, cap=2, sentences=TEXT.split(". "))
+    assert [(d.name, d.role) for d in selection.chosen] == [("OrcaSet", "created"), ("PTB", "used")]
+    assert [d.name for d in selection.capped] == ["Stanford Sentiment Treebank"]
+    assert dict(selection.dropped) == {"BERT": "non_dataset", "Smith et al., 2015": "citation",
+                                       "large text dataset": "generic",
+                                       "ImaginaryNet": "not in the paper text or generic"}
+    assert ("BERT", "kind model") in selection.dropped
+
+
+@pytest.mark.parametrize("sentence, role", [
+    ("We release OrcaSet, a corpus of calls.", "created"),
+    ("In this paper we introduce the OrcaSet benchmark.", "created"),
+    ("Our new OrcaSet dataset has 5 classes.", "created"),
+    ("We evaluate on OrcaSet.", "used"),
+    ("We release our code; results on OrcaSet follow.", "used"),
+    ("Smith et al. introduced OrcaSet.", "used"),
+])
+def test_created_stands_only_where_the_paper_says_so(sentence, role):
+    from dsminer.mentions.selection import checked_role
+
+    assert checked_role("OrcaSet", "created", [sentence]) == role
+    assert checked_role("OrcaSet", "mentioned", [sentence]) == "mentioned"
+
+
+def test_a_name_the_model_calls_a_dataset_is_kept_and_the_papers_data_words_rank_it():
+    sentences = ["We evaluate on the OrcaSet benchmark.", "Alpha 71.2 80.3 66.1 - 54.0 Beta 60.1 - 55.2 70.1 49.9",
+                 "Alpha Alpha Alpha Alpha appear here.", "The benchmark of GammaNet results follows.",
+                 "We train the DeltaNet model on OrcaSet data.", "OrcaSet and the WhaleBank corpus are both used."]
+    proposals = [Proposal("Alpha"), Proposal("WhaleBank"), Proposal("OrcaSet"), Proposal("DeltaNet")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=3, sentences=sentences)
+    # two data sentences before one, then the names no sentence writes as data, by mentions
+    assert [d.name for d in selection.chosen] == ["OrcaSet", "WhaleBank", "Alpha"]
+    assert [d.name for d in selection.capped] == ["DeltaNet"] and selection.dropped == []
+
+
+@pytest.mark.parametrize("sentence, name", [
+    ("We analysed 502,000 participants from the UK Biobank cohort.", "UK Biobank"),
+    ("Our cohort was drawn from NHANES 2011-2014 survey cycles.", "NHANES 2011-2014"),
+    ("We extracted ICU stays from MIMIC-III for all adult patients.", "MIMIC-III"),
+    ("Hourly 2 m temperature was taken from the ERA5 reanalysis.", "ERA5"),
+    ("Expression profiles were obtained from GTEx v8 for 49 tissues.", "GTEx v8"),
+    ("We downloaded tumour samples from the TCGA database.", "TCGA"),
+    ("We train the language model on enwik8 and report bits per character.", "enwik8"),
+    ("The analysis uses waves I-IV of Add Health.", "Add Health"),
+    ("We use 12 models from the CMIP6 archive for the projections.", "CMIP6"),
+    ("Stellar parameters come from Gaia DR3.", "Gaia DR3"),
+    ("Crystal structures were retrieved from the Materials Project.", "Materials Project"),
+    ("We train on ImageNet.", "ImageNet"),
+])
+def test_a_dataset_the_model_names_in_a_plain_sentence_of_any_field_is_kept(sentence, name):
+    selection = select_datasets([Proposal(name, "dataset", "used")], sentence, cap=5, sentences=[sentence])
+    assert [(d.name, d.role) for d in selection.chosen] == [(name, "used")]
+
+
+@pytest.mark.parametrize("sentence, name, kept", [
+    ("We fit the model to the insurance claims data of 2019.", "insurance claims data", True),
+    ("Patients of the free light chain dataset were followed for ten years.", "free light chain dataset", True),
+    ("We also release synthetic data for testing.", "synthetic data", False),
+    ("Results on the full dataset follow.", "the full dataset", False),
+    ("Our method beats the baselines on English-German.", "English-German", False),
+    ("Our students liked the course.", "students", False),  # a plain word the paper never writes as data
+    ("We collected posts from the reddit dataset.", "reddit", True),
+])
+def test_a_lower_case_name_is_kept_when_its_words_say_which_data_it_is(sentence, name, kept):
+    selection = select_datasets([Proposal(name)], sentence, cap=5, sentences=[sentence])
+    assert bool(selection.chosen) is kept
+
+
+def test_a_run_of_a_tables_column_labels_is_not_a_dataset_but_one_label_may_be():
+    sentences = ["Table 2. Ages of the stars.", "KIC Teff Prot Age 1001 5600 12.1 2.3 1002 5400 15.0 3.1",
+                 "Kelp 1h 3h 24m Reef 2h 5h 27m Orca 1h 2h 3m 4m", "We compare against prior ages."]
+    proposals = [Proposal("KIC Teff Prot Age"), Proposal("Reef")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert [d.name for d in selection.chosen] == ["Reef"]
+    assert dict(selection.dropped) == {"KIC Teff Prot Age": "table header"}
+
+
+def test_a_name_the_paper_calls_a_dataset_is_kept_whatever_non_model_kind_it_was_given():
+    sentences = ["We use the Amazon Review Polarity dataset.", "The dataset KanShan-Cup is large.",
+                 "BERT corpus statistics follow."]
+    text = " ".join(sentences)
+    proposals = [Proposal("Amazon Review Polarity", "metric"), Proposal("KanShan-Cup", "other"),
+                 Proposal("BERT", "model"), Proposal("Accuracy", "metric")]
+    selection = select_datasets(proposals, text, cap=5, sentences=sentences)
+    assert sorted(d.name for d in selection.chosen) == ["Amazon Review Polarity", "KanShan-Cup"]
+    assert dict(selection.dropped) == {"BERT": "kind model", "Accuracy": "kind metric"}
+
+
+def test_a_name_listed_after_a_data_noun_or_under_a_data_column_is_data():
+    sentences = ["Table 2 gives the details of the datasets: Kite News, Reef Polarity and Reef Full.",
+                 "Dataset Classes Train Test OrcaSet 4 120,000 7,600 WhaleBank 2 560,000 38,000",
+                 "Model Acc F1 DeltaNet 91.2 88.0 GammaNet 90.1 87.3",
+                 "Table 3 compares the datasets; DeltaNet is our model."]
+    kinds = {"Reef Polarity": "task", "Reef Full": "task", "WhaleBank": "other", "DeltaNet": "task"}
+    assert [name for name in kinds if written_as_data(name, sentences)] == ["Reef Polarity", "Reef Full", "WhaleBank"]
+    proposals = [Proposal(name, kind) for name, kind in kinds.items()]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert sorted(d.name for d in selection.chosen) == ["Reef Full", "Reef Polarity", "WhaleBank"]
+    assert dict(selection.dropped) == {"DeltaNet": "kind task"}
+
+
+def test_an_acronym_the_paper_defines_as_a_model_or_task_is_not_a_dataset():
+    sentences = ["We train a basic model (BM) on the OrcaSet dataset.",
+                 "Document question answering (DQA) on the KiteQA dataset is hard; BM and DQA use the dataset.",
+                 "The Whale Song Benchmark (WSB) dataset is new."]
+    proposals = [Proposal("BM"), Proposal("DQA"), Proposal("WSB"), Proposal("KiteQA")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert sorted(d.name for d in selection.chosen) == ["KiteQA", "WSB"]
+    assert dict(selection.dropped) == {"BM": "defined", "DQA": "defined"}
+
+
+def test_a_name_the_paper_writes_as_a_model_is_not_a_dataset():
+    sentences = ["The KiteNet Reader is trained on the OrcaSet dataset.", "The KiteNet model beats BERT on OrcaSet data.",
+                 "KiteNet results on the OrcaSet benchmark are best."]
+    proposals = [Proposal("KiteNet", role="created"), Proposal("OrcaSet")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert [d.name for d in selection.chosen] == ["OrcaSet"]
+    assert dict(selection.dropped) == {"KiteNet": "model_head"}
+
+
+def test_a_surname_the_paper_cites_is_not_a_dataset():
+    sentences = ["We use the polarity dataset from Marlow and Finch (2005).", "The Kelpie dataset is larger."]
+    selection = select_datasets([Proposal("Marlow"), Proposal("Kelpie")], " ".join(sentences), cap=5,
+                                sentences=sentences)
+    assert [d.name for d in selection.chosen] == ["Kelpie"]
+    assert dict(selection.dropped) == {"Marlow": "author"}
+
+
+def test_a_name_written_before_a_split_is_data():
+    sentences = ["10% of the KiteQA training set was held out for validation.", "KiteQA has short stories.",
+                 "The Songbird test accuracy is 90% on the test set.", "It test data ran slowly."]
+    proposals = [Proposal("KiteQA", "task"), Proposal("Songbird"), Proposal("IT")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert [d.name for d in selection.chosen] == ["KiteQA", "Songbird"]  # a split after the name ranks it first
+    assert dict(selection.dropped) == {"IT": "not in the paper text or generic"}
+
+
+def test_a_fragment_of_a_longer_name_is_never_the_display_name():
+    text = "We use the WIDER FACE dataset. The WIDER FACE validation set has three parts. WIDER FACE is large."
+    (dataset,) = merge_names([("FACE", "used"), ("WIDER FACE", "used")], text)
+    assert dataset.name == "WIDER FACE" and dataset.aliases == ("FACE",)
+
+
+def test_a_bare_name_joins_its_only_versioned_form():
+    text = "We use SQuAD 2.0 and SQuAD 1.1. SQuAD has questions. CoNLL-2003 is used; CoNLL data is old."
+    assert [d.name for d in merge_names([("SQuAD", "used"), ("SQuAD 2.0", "used"), ("SQuAD 1.1", "used")], text)] \
+        == ["SQuAD", "SQuAD 2.0", "SQuAD 1.1"]
+    (conll,) = merge_names([("CoNLL", "used"), ("CoNLL-2003", "used")], text)
+    assert set((conll.name, *conll.aliases)) == {"CoNLL", "CoNLL-2003"}
+    assert not is_abbreviation_of("SQuAD", "SQuAD 1.1", text)
+
+
+def test_a_word_that_starts_only_one_other_name_is_its_short_form():
+    text = ("We use the Kelp Tree Bank and the Reef Full and Reef Polarity sets. Results on Kelp are in Table 2; the "
+            "Kelp Tree Bank has 40k sentences and the Kelp Tree Bank test set 2k. Reef data are reviews.")
+    merged = merge_names([("Kelp", "used"), ("Kelp Tree Bank", "used"), ("Reef", "used"), ("Reef Full", "used"),
+                          ("Reef Polarity", "used")], text)
+    assert [(d.name, d.aliases) for d in merged] == [("Kelp Tree Bank", ("Kelp",)), ("Reef", ()), ("Reef Full", ()),
+                                                     ("Reef Polarity", ())]
+
+
+def test_a_proposed_piece_of_a_longer_name_is_selected_as_that_name_with_the_piece_as_alias():
+    sentences = ["We evaluate on the Quokka Natural Speech Inference corpus.",
+                 "Results on Pelican 2001 and Pelican 2004 follow.", "The Pelican 2004 dataset is used."]
+    proposals = [Proposal("Quokka Natural"), Proposal("Pelican")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert [(d.name, d.aliases) for d in selection.chosen] == [("Quokka Natural Speech Inference", ("Quokka Natural",))]
+    assert dict(selection.dropped) == {"Pelican": "a piece of other names"}
+
+
+def test_an_abbreviation_does_not_spell_the_data_noun_of_its_expansion():
+    assert is_abbreviation_of("QNSI", "Quokka Natural Speech Inference Corpus", "No such pairing here.")
+    assert is_abbreviation_of("QNSI", "Quokka Natural Speech Inference dataset", "No such pairing here.")
+    assert not is_abbreviation_of("QNSI", "Quokka Natural Speech Corpus", "No such pairing here.")
+
+
+def test_an_expansion_proposed_without_the_data_noun_its_abbreviation_spells():
+    text = "Results on the Kestrel Question Answering Dataset(KQuAD) and on KQuAD again."
+    assert is_abbreviation_of("KQuAD", "Kestrel Question Answering", text)
+    assert is_abbreviation_of("KQuAD", "Kestrel Question Answering", text.replace("Dataset(", "Corpus ("))
+    assert not is_abbreviation_of("KQuAD", "Kestrel Question Answering", "Results on KQuAD and on Kestrel.")
+    sentences = [text, "The KQuAD dataset has 100k questions.", "The Kestrel Question Answering Dataset is big."]
+    proposals = [Proposal("KQuAD"), Proposal("Kestrel Question Answering")]
+    chosen = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences).chosen
+    assert [(d.name, d.aliases) for d in chosen] == [("KQuAD", ("Kestrel Question Answering",))]
