@@ -4,6 +4,7 @@ functions count too)."""
 from __future__ import annotations
 
 import ast
+import inspect
 from collections import defaultdict
 from pathlib import Path
 
@@ -80,3 +81,12 @@ def test_no_circle_of_imports_between_packages():
 
 def test_the_check_finds_a_circle():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+
+
+def test_a_programs_forward_takes_only_what_the_model_reads():
+    from dsminer.programs.agent.controller import ReflectiveAgent
+    from dsminer.programs.s2.episode import OptimisedAgent
+    from dsminer.programs.workflow import WorkflowExtractor
+
+    for program in (WorkflowExtractor, ReflectiveAgent, OptimisedAgent):
+        assert list(inspect.signature(program.forward).parameters) == ["self", "paper", "supplied"], program

@@ -6,6 +6,9 @@ import json
 import logging
 import threading
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
@@ -70,3 +73,21 @@ class EventLog:
         with self._lock:
             if self._handle is not None:
                 self._handle.flush()
+
+
+_RECORDING: ContextVar[EventLog | None] = ContextVar("dsminer_events", default=None)
+
+
+@contextmanager
+def recording(events: EventLog) -> Iterator[EventLog]:
+    """Make `events` the log that a program's steps write to while the block runs (in this thread or task)."""
+    token = _RECORDING.set(events)
+    try:
+        yield events
+    finally:
+        _RECORDING.reset(token)
+
+
+def current_events() -> EventLog:
+    """The log set by `recording`, or a new log kept in memory when no run records (a program called alone)."""
+    return _RECORDING.get() or EventLog()

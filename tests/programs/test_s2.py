@@ -5,7 +5,7 @@ from dspy.utils import DummyLM
 from dsminer.config import Settings, load_settings, variant_overrides
 from dsminer.document.pdf import parse_pdf
 from dsminer.errors import ConfigError
-from dsminer.events import EventLog
+from dsminer.events import EventLog, recording
 from dsminer.evidence.records import DatasetDetails
 from dsminer.mentions.selection import ChosenDataset
 from dsminer.programs.agent.controller import AgentOptions
@@ -33,7 +33,8 @@ def run_s2(paper_pdf, answers, planner="deterministic", supplied=SUPPLIED, **opt
     agent = OptimisedAgent(AgentOptions(**options), planner=planner, step_budget=budget)
     lm, events = DummyLM(answers), EventLog()
     with dspy.context(lm=lm):
-        records = agent(paper=parse_pdf(paper_pdf), supplied=supplied, events=events).records
+        with recording(events):
+            records = agent(paper=parse_pdf(paper_pdf), supplied=supplied).records
     return records, lm, events, agent
 
 

@@ -2,7 +2,7 @@ import dspy
 from dspy.utils import DummyLM
 
 from dsminer.document.pdf import parse_pdf
-from dsminer.events import EventLog
+from dsminer.events import EventLog, recording
 from dsminer.programs.workflow import WorkflowExtractor
 from dsminer.schema import DatasetRecord, PaperRefs
 
@@ -26,7 +26,8 @@ def run_s0(paper_pdf, answers, supplied=None, max_records=5):
     lm = DummyLM(answers)
     events = EventLog()
     with dspy.context(lm=lm):
-        records = WorkflowExtractor(max_records=max_records)(paper=parse_pdf(paper_pdf), supplied=supplied, events=events).records
+        with recording(events):
+            records = WorkflowExtractor(max_records=max_records)(paper=parse_pdf(paper_pdf), supplied=supplied).records
     return records, lm, events
 
 

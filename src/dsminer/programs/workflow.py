@@ -11,7 +11,7 @@ import logging
 import dspy
 
 from dsminer.document.pdf import ParsedPaper, first_pages_text
-from dsminer.events import EventLog
+from dsminer.events import EventLog, current_events
 from dsminer.evidence.context import dataset_evidence
 from dsminer.evidence.records import DatasetDetails, build_record, complete_refs
 from dsminer.mentions.evidence_model import EvidenceModel
@@ -50,9 +50,9 @@ class WorkflowExtractor(dspy.Module):
         """Weigh the names step's datasets by `model` (fitted for the model that answers) in the selection."""
         self.evidence_model = model
 
-    def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None, events: EventLog | None = None) -> dspy.Prediction:
-        """The paper's records, as `Prediction.records`."""
-        events = events or EventLog()
+    def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None) -> dspy.Prediction:
+        """The paper's records, as `Prediction.records`; the steps' events go to the log the run is recording."""
+        events = current_events()
         refs = self.paper_refs(paper, supplied, events)
         datasets = self.dataset_names(paper, events)
         names = [dataset.name for dataset in datasets]

@@ -15,7 +15,7 @@ from dspy.utils.exceptions import LMProviderError
 from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
 from dsminer.errors import DsminerError
-from dsminer.events import EventLog
+from dsminer.events import EventLog, recording
 from dsminer.faults import EndpointError, PaperGuard, describe, guarding
 from dsminer.run.parsing import PaperParser
 from dsminer.run.usage import Usage, UsageMeter
@@ -88,9 +88,9 @@ def process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module,
             span.set_outputs({"status": "failed", "reason": reason})
 
         try:
-            with guarding(guard):
+            with guarding(guard), recording(events):
                 parsed = parser.parse(paper.path, guard.time_left("parse"))
-                records: list[DatasetRecord] = program(paper=parsed, supplied=paper.refs, events=events).records
+                records: list[DatasetRecord] = program(paper=parsed, supplied=paper.refs).records
         except EndpointError as exc:
             failed(str(exc))
             if exc.fatal:

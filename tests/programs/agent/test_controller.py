@@ -6,7 +6,7 @@ from dspy.utils import DummyLM
 
 from dsminer.config import Settings
 from dsminer.document.pdf import parse_pdf
-from dsminer.events import EventLog
+from dsminer.events import EventLog, recording
 from dsminer.mentions.candidates import find_candidates
 from dsminer.programs.agent.controller import AgentOptions, ReflectiveAgent
 from dsminer.programs.agent.memory import MemoryStore
@@ -38,7 +38,8 @@ def run_agent(paper_pdf, answers, agent=None, supplied=SUPPLIED, **options):
     agent = agent or ReflectiveAgent(AgentOptions(**options))
     lm, events = DummyLM(answers), EventLog()
     with dspy.context(lm=lm):
-        records = agent(paper=parse_pdf(paper_pdf), supplied=supplied, events=events).records
+        with recording(events):
+            records = agent(paper=parse_pdf(paper_pdf), supplied=supplied).records
     return records, lm, events, agent
 
 
@@ -91,7 +92,8 @@ def test_a_retry_has_its_own_rollout_id_when_sampling(paper_pdf):
     lm = DummyLM([names("ReefCount-3k")] * 3 + [details()])
     lm.kwargs["temperature"] = 0.7
     with dspy.context(lm=lm):
-        agent(paper=parse_pdf(paper_pdf), supplied=SUPPLIED, events=EventLog())
+        with recording(EventLog()):
+            agent(paper=parse_pdf(paper_pdf), supplied=SUPPLIED)
     assert [entry["kwargs"].get("rollout_id") for entry in lm.history[:3]] == [None, 1, 2]
 
 
@@ -198,7 +200,8 @@ def test_an_attempt_with_nothing_to_remember_is_the_workflows_call(paper_pdf, tm
     answers = [names("ReefCount-3k", "KelpScenes"), details(), details()]
     s0_lm = DummyLM(answers)
     with dspy.context(lm=s0_lm):
-        WorkflowExtractor()(paper=parse_pdf(paper_pdf), supplied=SUPPLIED, events=EventLog())
+        with recording(EventLog()):
+            WorkflowExtractor()(paper=parse_pdf(paper_pdf), supplied=SUPPLIED)
     _, lm, _, _ = run_agent(paper_pdf, answers)
     assert [entry["messages"] for entry in lm.history] == [entry["messages"] for entry in s0_lm.history]
     assert "memory_block" not in str(lm.history[0]["messages"])

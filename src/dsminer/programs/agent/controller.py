@@ -19,7 +19,7 @@ import dspy
 import mlflow
 
 from dsminer.document.pdf import ParsedPaper
-from dsminer.events import EventLog
+from dsminer.events import EventLog, current_events
 from dsminer.evidence.records import DatasetDetails, build_record, complete_refs
 from dsminer.mentions.evidence_model import EvidenceModel
 from dsminer.programs.agent.memory import Experience, MemoryStore, generic_keywords, lesson_for
@@ -110,12 +110,11 @@ class ReflectiveAgent(dspy.Module):
         """Weigh the names step's datasets by `model` (fitted for the model that answers) in the selection."""
         self.steps["names"].evidence_model = model
 
-    def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None,
-                events: EventLog | None = None) -> dspy.Prediction:
-        """The paper's records, as `Prediction.records`."""
+    def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None) -> dspy.Prediction:
+        """The paper's records, as `Prediction.records`; events go to the log the run is recording."""
         if self.memory is not None:
             self.memory.start_paper()
-        return dspy.Prediction(records=AgentController(self, paper, supplied, events or EventLog()).run())
+        return dspy.Prediction(records=AgentController(self, paper, supplied, current_events()).run())
 
     def run_metrics(self) -> dict[str, float]:
         """Counts of reflections, retries and memory use, and per-tool statistics."""

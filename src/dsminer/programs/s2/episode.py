@@ -13,7 +13,7 @@ import dspy
 
 from dsminer.document.pdf import ParsedPaper
 from dsminer.document.text import within_budget
-from dsminer.events import EventLog
+from dsminer.events import EventLog, current_events
 from dsminer.evidence.grounding import verify_evidence
 from dsminer.evidence.records import complete_refs
 from dsminer.programs.agent.controller import AgentController, AgentOptions, ReflectiveAgent, step_span
@@ -82,12 +82,11 @@ class OptimisedAgent(ReflectiveAgent):
         self.episode_counters = PlannerCounters()
         self.tool_calls: Counter[str] = Counter()
 
-    def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None,
-                events: EventLog | None = None) -> dspy.Prediction:
-        """The paper's records, as `Prediction.records`."""
+    def forward(self, paper: ParsedPaper, supplied: PaperRefs | None = None) -> dspy.Prediction:
+        """The paper's records, as `Prediction.records`; events go to the log the run is recording."""
         if self.memory is not None:
             self.memory.start_paper()
-        return dspy.Prediction(records=Episode(self, paper, supplied, events or EventLog()).run())
+        return dspy.Prediction(records=Episode(self, paper, supplied, current_events()).run())
 
     def run_metrics(self) -> dict[str, float]:
         """S1's counts and per-tool statistics, with the planner's and the episodes' (see PlannerCounters)."""
