@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -90,3 +91,55 @@ def test_a_programs_forward_takes_only_what_the_model_reads():
 
     for program in (WorkflowExtractor, ReflectiveAgent, OptimisedAgent):
         assert list(inspect.signature(program.forward).parameters) == ["self", "paper", "supplied"], program
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Package (or top-level module) to the packages it imports."""
+    packages: dict[str, set[str]] = defaultdict(set)
+    for module, imported in module_imports().items():
+        packages[package_of(module)] |= {package_of(other) for other in imported} - {package_of(module)}
+    root = {"dsminer", "__main__"}  # the version and `python -m dsminer`
+    return {name: edges - root for name, edges in packages.items() if name not in root}
+
+
+def reduced(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The fewest edges that keep who reaches whom (the graph has no circle)."""
+    def reach(node: str, seen: set[str]) -> set[str]:
+        for other in graph.get(node, ()):
+            if other not in seen:
+                seen.add(other)
+                reach(other, seen)
+        return seen
+
+    return {node: {other for other in edges
+                   if not any(other in reach(middle, set()) for middle in edges - {other})}
+            for node, edges in graph.items()}
+
+
+def mermaid() -> str:
+    """The package picture of docs/architecture.md: each package imports those below it along the arrows."""
+    lines = ["```mermaid", "flowchart TD"]
+    for node, edges in sorted(reduced(package_graph()).items()):
+        lines += [f"    {node} --> {other}" for other in sorted(edges)] or [f"    {node}"]
+    return "\n".join([*lines, "```"])
+
+
+DOC = SRC.parents[1] / "docs" / "architecture.md"
+
+
+def test_the_architecture_picture_is_drawn_from_the_code():
+    assert mermaid() in DOC.read_text(encoding="utf-8"), \
+        f"docs/architecture.md is out of date; its picture is now:\n{mermaid()}"
+
+
+def test_every_module_the_architecture_page_names_exists():
+    named = re.findall(r"`(dsminer/[\w/]+\.py)`", DOC.read_text(encoding="utf-8"))
+    assert named and [path for path in named if not (SRC.parent / path).is_file()] == []
+
+
+def test_the_reduction_keeps_who_reaches_whom():
+    assert reduced({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == {"a": {"b"}, "b": {"c"}, "c": set()}
+
+
+if __name__ == "__main__":
+    print(mermaid())
