@@ -1,8 +1,11 @@
 import json
+import re
 
 import pytest
 
+from dsminer.errors import ConfigError
 from dsminer.mentions.catalog import catalog_names_in, distinctive_name, load_catalog_names
+from tests.helpers import assert_one_line_error, invoke
 
 
 @pytest.mark.parametrize(
@@ -30,9 +33,30 @@ def test_load_keeps_dataset_entries_and_skips_bad_lines(tmp_path):
     assert load_catalog_names(tmp_path) == {"ZAPNet", "Quux Treebank"}
 
 
-@pytest.mark.parametrize("directory", [None, "missing"])
-def test_no_catalogue_is_an_empty_one(tmp_path, directory):
-    assert load_catalog_names(None if directory is None else tmp_path / directory) == frozenset()
+def test_no_catalogue_is_an_empty_one():
+    assert load_catalog_names(None) == frozenset()
+
+
+@pytest.mark.parametrize(("files", "message"), [
+    (None, "is not a folder"),
+    ({}, "holds no *.jsonl file"),
+    ({"a.jsonl": "not json\n[1, 2]\n"}, "a.jsonl is not a catalogue: no line is a JSON object"),
+])
+def test_a_catalogue_that_does_not_fit_is_refused_in_one_line(tmp_path, files, message):
+    folder = tmp_path / "catalogs"
+    if files is not None:
+        folder.mkdir()
+        for name, text in files.items():
+            (folder / name).write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_catalog_names(folder)
+
+
+def test_run_says_in_one_line_that_a_catalogue_does_not_fit(tmp_path, corpus, monkeypatch):
+    monkeypatch.setenv("DSMINER_CATALOG_DIR", str(tmp_path / "nowhere"))
+    result = invoke("run", str(corpus), "--api-base", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "out"),
+                    "--no-progress")
+    assert_one_line_error(result, "is not a folder")
 
 
 def test_names_in_text_in_order_of_mention():

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from dsminer.document.text import collapse_whitespace, name_pattern
+from dsminer.errors import ConfigError
 from dsminer.schema import normalize_name
 
 log = logging.getLogger(__name__)
@@ -47,18 +48,31 @@ def _names_in_row(row: dict) -> list[str]:
 
 
 def _catalog_rows(directory: Path | None) -> Iterator[dict]:
-    """The JSON objects of every `*.jsonl` in `directory`; a line that is not JSON is skipped with a warning."""
-    if directory is None or not Path(directory).is_dir():
+    """The JSON objects of every `*.jsonl` in `directory`; a line that is not JSON is skipped with a warning.
+
+    A folder that does not exist, holds no `*.jsonl`, or a file none of whose lines is a JSON object is not a
+    catalogue: a ConfigError says so in one line."""
+    if directory is None:
         return
-    for path in sorted(Path(directory).glob("*.jsonl")):
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ConfigError(f"catalogue {directory} is not a folder")
+    files = sorted(directory.glob("*.jsonl"))
+    if not files:
+        raise ConfigError(f"catalogue {directory} holds no *.jsonl file")
+    for path in files:
+        rows = 0
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             try:
-                row = json.loads(line) if line.strip() else {}
+                row = json.loads(line) if line.strip() else None
             except json.JSONDecodeError:
                 log.warning("%s line %d: not JSON, skipped", path.name, number)
                 continue
             if isinstance(row, dict):
+                rows += 1
                 yield row
+        if not rows:
+            raise ConfigError(f"{path} is not a catalogue: no line is a JSON object")
 
 
 def load_catalog_names(directory: Path | None) -> frozenset[str]:
