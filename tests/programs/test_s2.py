@@ -7,14 +7,14 @@ from dsminer.document.pdf import parse_pdf
 from dsminer.errors import ConfigError
 from dsminer.events import EventLog, recording
 from dsminer.evidence.records import DatasetDetails
-from dsminer.mentions.selection import ChosenDataset
+from dsminer.mentions.selection import ChosenDataset, Selection
 from dsminer.programs.agent.controller import AgentOptions
-from dsminer.programs.agent.step_tools import FoundNames
 from dsminer.programs.registry import build_program
+from dsminer.programs.s2.constraints import TOOL_ORDER, allowed_tools
 from dsminer.programs.s2.episode import OptimisedAgent, compress_lessons
-from dsminer.programs.s2.state import TOOL_ORDER, DatasetWork, Workspace, allowed_tools
-from dsminer.programs.s2.tools import TOOLS
+from dsminer.programs.s2.step_tools import TOOLS
 from dsminer.schema import PaperRefs
+from dsminer.tools.workspace import DatasetWork, Workspace
 
 SUPPLIED = PaperRefs(title="Learning to Count Reef Fish", authors=["Ada Lovelace"])
 BOTH = {"names": [{"name": "ReefCount-3k", "kind": "dataset", "role": "used"},
@@ -85,7 +85,7 @@ def test_before_names_the_reading_tools_and_names_are_allowed(paper_pdf):
 
 def test_a_dataset_is_linked_described_then_verified_and_normalisation_comes_last(paper_pdf):
     work = dataset("ReefCount-3k")
-    ws = workspace(paper_pdf, names=FoundNames(), datasets={"ReefCount-3k": work})
+    ws = workspace(paper_pdf, names=Selection(), datasets={"ReefCount-3k": work})
     assert allowed_tools(ws) == ["search_links"]
     work.links = []
     assert allowed_tools(ws) == ["extract_details"]
@@ -99,7 +99,7 @@ def test_a_dataset_is_linked_described_then_verified_and_normalisation_comes_las
 
 def test_a_stuck_dataset_may_try_two_recovery_tools_then_retry_or_give_up(paper_pdf):
     work = dataset("KelpScenes", links=[], details=DatasetDetails("kelp", "images", "biology", []), stuck=("link",))
-    ws = workspace(paper_pdf, names=FoundNames(), datasets={"KelpScenes": work})
+    ws = workspace(paper_pdf, names=Selection(), datasets={"KelpScenes": work})
     # best first for a missing link (the paper has no reference list to read)
     assert allowed_tools(ws) == ["search_keywords", "read_page", "retrieve_section", "verify_evidence"]
     work.recovery = ["search_keywords"]
@@ -112,7 +112,7 @@ def test_a_stuck_dataset_may_try_two_recovery_tools_then_retry_or_give_up(paper_
 
 def test_a_dataset_stuck_for_its_details_is_recovered_from_its_section_first(paper_pdf):
     work = dataset("KelpScenes", links=[], details=DatasetDetails(), stuck=("details", "link"))
-    ws = workspace(paper_pdf, names=FoundNames(), datasets={"KelpScenes": work})
+    ws = workspace(paper_pdf, names=Selection(), datasets={"KelpScenes": work})
     assert allowed_tools(ws)[:2] == ["retrieve_section", "search_keywords"]
     work.recovery = ["retrieve_section", "search_keywords"]
     assert allowed_tools(ws) == ["extract_details", "search_links", "verify_evidence"]
@@ -120,7 +120,7 @@ def test_a_dataset_stuck_for_its_details_is_recovered_from_its_section_first(pap
 
 def test_a_short_budget_leaves_only_what_finishes_the_paper(paper_pdf):
     work = dataset("KelpScenes", stuck=("link",))
-    ws = workspace(paper_pdf, budget=3, names=FoundNames(), datasets={"KelpScenes": work})
+    ws = workspace(paper_pdf, budget=3, names=Selection(), datasets={"KelpScenes": work})
     assert allowed_tools(ws) == ["extract_details"]  # no link search: details, verification, normalisation left
     ws.steps = 2
     assert allowed_tools(ws) == ["normalise_records"]

@@ -19,11 +19,12 @@ from dsminer.evidence.records import complete_refs
 from dsminer.programs.agent.controller import AgentController, AgentOptions, ReflectiveAgent, step_span
 from dsminer.programs.agent.memory import MemoryStore
 from dsminer.programs.agent.step_tools import COUNTS_LOCK, Counts
-from dsminer.programs.s2.state import TOOL_ORDER, Workspace, allowed_tools
-from dsminer.programs.s2.tools import build_tools
+from dsminer.programs.s2.constraints import TOOL_ORDER, allowed_tools
+from dsminer.programs.s2.step_tools import build_tools
 from dsminer.programs.steps import run_step
 from dsminer.schema import DatasetRecord, PaperRefs
 from dsminer.signatures import ChooseNextTool, choose_among
+from dsminer.tools.workspace import Workspace
 
 PLANNER_TOKENS = 64
 LESSON_CHARS = 300  # memory injected into a prompt, after compression
@@ -113,7 +114,7 @@ class Episode(AgentController):
                  events: EventLog) -> None:
         super().__init__(agent, paper, supplied, events)
         self.agent: OptimisedAgent = agent
-        self.ws = Workspace(paper, supplied, agent.step_budget, refs=complete_refs(supplied))
+        self.ws = Workspace(paper, supplied, agent.step_budget, agent.catalog_urls, refs=complete_refs(supplied))
         self.tools = {tool.name: tool for tool in build_tools(self)}
 
     def run(self) -> list[DatasetRecord]:
@@ -131,10 +132,15 @@ class Episode(AgentController):
             self.tools["normalise_records"]()
         records = ws.records or []
         works = ws.datasets.values()
+        checked = [d.verification.link_supported for d in works if d.verification is not None]
         counts.add(papers=1, steps=ws.steps, distinct_tools=len(ws.tools_used),
                    stuck=sum(bool(d.stuck) for d in works), recovered=sum(d.recovered for d in works),
                    evidence_lines=sum(len(d.evidence) for d in works), records=len(records),
-                   records_with_link=sum(r.dataset_link is not None for r in records))
+                   records_with_link=sum(r.dataset_link is not None for r in records),
+                   section_uses=ws.tools_used["retrieve_section"], table_uses=ws.tools_used["extract_tables"],
+                   reference_uses=ws.tools_used["extract_references"],
+                   links_checked=sum(supported is not None for supported in checked),
+                   links_supported=sum(supported is True for supported in checked))
         with COUNTS_LOCK:
             self.agent.tool_calls.update(ws.tools_used)
         return records

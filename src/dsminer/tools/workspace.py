@@ -1,28 +1,24 @@
-"""S2's document state: what one dataset and the paper have been through, and the hard constraints that say
-which tools the state allows next (the first allowed in `TOOL_ORDER` is the deterministic planner's choice)."""
+"""The document state S2's tools read and fill (`Workspace`), one dataset's course through it (`DatasetWork`),
+and the base of a tool: a model-facing docstring, typed arguments, an observation string as its result."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+import dspy
+
 from dsminer.document.pdf import ParsedPaper
 from dsminer.document.references import Reference
+from dsminer.document.text import name_pattern
 from dsminer.evidence.grounding import LinkCandidate, Section, Verification
-from dsminer.evidence.records import DatasetDetails
-from dsminer.mentions.selection import ChosenDataset
-from dsminer.programs.agent.step_tools import FoundNames
+from dsminer.evidence.records import DatasetDetails, is_self_link
+from dsminer.mentions.selection import ChosenDataset, Selection
 from dsminer.schema import DatasetRecord, PaperRefs
 
-# The fallback order: the first allowed tool in this order is the deterministic planner's choice.
-TOOL_ORDER = ("parse_pdf", "extract_metadata", "extract_tables", "retrieve_section", "extract_references",
-              "search_keywords", "read_page", "extract_dataset_names", "search_links", "extract_details",
-              "verify_evidence", "normalise_records")
-# Recovery tools for a stuck dataset, best first for what it lacks: a link is most often in its cited reference
-# or a sentence naming it; a description in its data section, a table or the page that mentions it.
-RECOVERY_TOOLS = {"link": ("extract_references", "search_keywords", "read_page", "retrieve_section"),
-                  "details": ("retrieve_section", "extract_tables", "search_keywords", "read_page")}
-MAX_RECOVERY_TOOLS = 2  # recovery tools tried per stuck dataset before its retry
+MAX_CANDIDATES = 16  # candidate names offered to the names step, with those the reading tools added
+
 
 @dataclass
 class DatasetWork:
@@ -73,13 +69,15 @@ class Workspace:
     paper: ParsedPaper
     supplied: PaperRefs | None
     budget: int
+    catalog_urls: dict[str, str] = field(default_factory=dict)  # known datasets' URLs, for the link search
+    candidates: tuple[str, ...] = ()  # the names step's candidate names, with those the reading tools add
     parsed: bool = False
     refs: PaperRefs | None = None
     tables_read: bool = False
     sections: list[Section] | None = None  # the data sections, once retrieved
     all_sections: list[Section] = field(default_factory=list)
     references: list[Reference] | None = None
-    names: FoundNames | None = None
+    names: Selection | None = None  # what the names step kept, once it ran
     datasets: dict[str, DatasetWork] = field(default_factory=dict)
     records: list[DatasetRecord] | None = None
     failures: list[str] = field(default_factory=list)
@@ -121,40 +119,56 @@ class Workspace:
         return any(in_refs for _, in_refs in self.paper.indexed_sentences())
 
 
-def allowed_tools(ws: Workspace) -> list[str]:
-    """The tools the hard constraints allow now, the deterministic choice first.
+_DESCRIPTIONS: dict[type, str] = {}
 
-    Parse first; the reading tools and the names step before any dataset; then for each dataset in rank
-    order its link search, its details, (if stuck) recovery tools best for what it lacks and a retry, and
-    its verification; the normalisation last. Verification and normalisation only after detail extraction.
-    When the steps left are only enough to finish, the optional tools are left out."""
-    if not ws.parsed:
-        return ["parse_pdf"]
-    if ws.records is not None or ws.steps_left <= 0:
-        return []
-    if ws.steps_left == 1:
-        return ["normalise_records"]
-    spare = ws.steps_left - ws.mandatory_steps() - (ws.names is None)
-    allowed = ["extract_metadata"] if ws.refs is None else []
-    if ws.names is None:
-        if spare > 0:
-            allowed += [tool for tool, open_ in (
-                ("extract_tables", not ws.tables_read and bool(ws.paper.tables)),
-                ("retrieve_section", ws.sections is None),
-                ("extract_references", ws.references is None and ws.has_reference_list())) if open_]
-        return [*allowed, "extract_dataset_names"]
-    work = ws.current()
-    if work is None:
-        return allowed or ["normalise_records"]
-    if work.details is None:
-        return [*allowed, "search_links" if work.links is None and spare > 0 else "extract_details"]
-    retries = [tool for kind, tool in (("details", "extract_details"), ("link", "search_links"))
-               if kind in work.open_issues and tool not in work.retried]
-    if retries and spare > 1:
-        if len(work.recovery) < MAX_RECOVERY_TOOLS:
-            usable = {"extract_references": ws.has_reference_list(), "extract_tables": bool(ws.paper.tables)}
-            allowed += [tool for kind in work.open_issues for tool in RECOVERY_TOOLS[kind]
-                        if tool not in work.recovery and usable.get(tool, True)]
-        if work.recovery:
-            allowed += retries
-    return list(dict.fromkeys([*allowed, "verify_evidence"]))
+
+class Tool:
+    """One atomic tool over the document state: a model-facing docstring, typed arguments, and an observation string
+    as its result (the workspace holds what it found)."""
+
+    name = ""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+
+    def describe(self) -> str:
+        """`name(args): first docstring line`, from `dspy.Tool` as the planner reads it (built once per tool)."""
+        if type(self) not in _DESCRIPTIONS:
+            wrapped = dspy.Tool(self, name=self.name)
+            args = ", ".join(f"{key}: {schema.get('type', 'any')}" for key, schema in wrapped.args.items())
+            _DESCRIPTIONS[type(self)] = f"{self.name}({args}): {(wrapped.desc or '').strip().splitlines()[0]}"
+        return _DESCRIPTIONS[type(self)]
+
+    def work(self, dataset: str) -> DatasetWork:
+        return self.ws.datasets[dataset]
+
+
+def any_name(names: list[str]) -> re.Pattern[str] | None:
+    """One pattern matching any of the names as the paper may write them."""
+    patterns = [p.pattern for p in (name_pattern(n) for n in names if n.strip()) if p is not None]
+    return re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
+
+
+def add_evidence(work: DatasetWork, lines: list[str]) -> int:
+    """Add the lines not yet in the dataset's evidence; how many were new."""
+    new = [line for line in dict.fromkeys(lines) if line not in work.evidence]
+    work.evidence.extend(new)
+    return len(new)
+
+
+def add_links(work: DatasetWork, candidates: list[LinkCandidate]) -> int:
+    """Add the link candidates not yet known (a link to the paper itself is not one); how many were new."""
+    work.links = work.links or []
+    known = {c.url for c in work.links}
+    new = [c for c in candidates if c.url not in known and not is_self_link(c.url)]
+    work.links.extend(new)
+    return len(new)
+
+
+def add_candidates(ws: Workspace, names: list[str]) -> int:
+    """Add names to the names step's candidates, up to MAX_CANDIDATES in all; how many were added."""
+    known = {name.casefold() for name in ws.candidates}
+    new = [name for name in dict.fromkeys(names) if name.casefold() not in known]
+    room = max(0, MAX_CANDIDATES - len(ws.candidates))
+    ws.candidates = (*ws.candidates, *new[:room])
+    return len(new[:room])
