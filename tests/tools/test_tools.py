@@ -4,10 +4,11 @@ from dsminer.document.pdf import parse_pdf
 from dsminer.events import EventLog, recording
 from dsminer.evidence.grounding import LinkCandidate, paper_sections
 from dsminer.evidence.records import DatasetDetails
+from dsminer.mentions.candidates import MAX_CANDIDATES
 from dsminer.mentions.selection import ChosenDataset, Selection
 from dsminer.tools.checking import NormaliseRecords, VerifyEvidence
 from dsminer.tools.reading import RetrieveSection, SearchKeywords
-from dsminer.tools.workspace import MAX_CANDIDATES, DatasetWork, Workspace, add_candidates, add_links
+from dsminer.tools.workspace import READ_CANDIDATES, DatasetWork, Workspace, add_candidates, add_links
 
 
 def workspace(paper_pdf, **state) -> Workspace:
@@ -23,9 +24,10 @@ def test_before_the_names_step_a_data_section_adds_its_names_to_the_candidates(p
 
 
 def test_candidates_stop_at_the_cap_and_are_counted_once():
-    ws = Workspace(paper=None, supplied=None, budget=1, candidates=tuple(f"Set{i}" for i in range(MAX_CANDIDATES - 1)))
+    room = MAX_CANDIDATES + READ_CANDIDATES
+    ws = Workspace(paper=None, supplied=None, budget=1, candidates=tuple(f"Set{i}" for i in range(room - 1)))
     assert add_candidates(ws, ["set0", "NewSet", "OtherSet"]) == 1
-    assert len(ws.candidates) == MAX_CANDIDATES and ws.candidates[-1] == "NewSet"
+    assert len(ws.candidates) == room == 16 and ws.candidates[-1] == "NewSet"
 
 
 def test_a_keyword_search_for_a_stuck_dataset_becomes_its_evidence(paper_pdf):

@@ -14,10 +14,11 @@ from dsminer.document.references import Reference
 from dsminer.document.text import name_pattern
 from dsminer.evidence.grounding import LinkCandidate, Section, Verification
 from dsminer.evidence.records import DatasetDetails, is_self_link
+from dsminer.mentions.candidates import MAX_CANDIDATES
 from dsminer.mentions.selection import ChosenDataset, Selection
 from dsminer.schema import DatasetRecord, PaperRefs
 
-MAX_CANDIDATES = 16  # candidate names offered to the names step, with those the reading tools added
+READ_CANDIDATES = 4  # candidate names the reading tools may add to the MAX_CANDIDATES the finder offers
 
 
 @dataclass
@@ -166,9 +167,10 @@ def add_links(work: DatasetWork, candidates: list[LinkCandidate]) -> int:
 
 
 def add_candidates(ws: Workspace, names: list[str]) -> int:
-    """Add names to the names step's candidates, up to MAX_CANDIDATES in all; how many were added."""
+    """Add names to the names step's candidates, up to MAX_CANDIDATES + READ_CANDIDATES in all; how many were
+    added."""
     known = {name.casefold() for name in ws.candidates}
     new = [name for name in dict.fromkeys(names) if name.casefold() not in known]
-    room = max(0, MAX_CANDIDATES - len(ws.candidates))
+    room = max(0, MAX_CANDIDATES + READ_CANDIDATES - len(ws.candidates))
     ws.candidates = (*ws.candidates, *new[:room])
     return len(new[:room])
