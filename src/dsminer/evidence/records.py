@@ -15,6 +15,7 @@ from dsminer.document.pdf import ParsedPaper, find_mention
 from dsminer.document.text import find_urls
 from dsminer.events import EventLog
 from dsminer.evidence.context import is_reference_only
+from dsminer.mentions.lexicon import GENERIC_URL_WORDS
 from dsminer.schema import DatasetDescribe, DatasetRecord, Evidence, PaperRefs, make_dataset_id, normalize_name
 
 MAX_QUOTE_CHARS = 500
@@ -94,15 +95,11 @@ def is_self_link(url: str) -> bool:
     return bool(re.search(r"arxiv\.org/(abs|pdf)/", url, re.I))
 
 
-_GENERIC_TOKENS = frozenset({"dataset", "datasets", "corpus", "corpora", "benchmark", "challenge", "reviews",
-                             "english", "chinese", "version", "treebank", "collection"})
-
-
 def url_names(url: str, names: Sequence[str]) -> bool:
     """True when the URL spells one of the names, or a distinctive word of one (5 letters or more)."""
     folded = re.sub(r"[^0-9a-z]+", "", url.casefold())
     for name in names:
-        words = [w for w in re.findall(r"[a-z]{5,}", name.casefold()) if w not in _GENERIC_TOKENS]
+        words = [w for w in re.findall(r"[a-z]{5,}", name.casefold()) if w not in GENERIC_URL_WORDS]
         key = normalize_name(name)
         if (len(key) >= 4 and key in folded) or any(word in folded for word in words):
             return True

@@ -21,7 +21,9 @@ from dsminer.mentions.lexicon import (
     DATA_NOUN_WORDS,
     LANGUAGES,
     LIST_NOUN_WORDS,
+    NAME_JOINERS,
     NOT_DATASETS,
+    NOT_KIND_WORDS,
     SOURCE_VERBS,
 )
 from dsminer.mentions.names import (
@@ -103,10 +105,8 @@ _BEFORE_NOUN = re.compile(
 # A name, then a lower-case word or two saying what the data holds, then "dataset" or "corpus": "the X reviews dataset"
 # (not a unit: "a 40 GB text dataset").
 # The words between are content words: not "X on the dataset", "X trained on ... corpus".
-_NOT_KIND_WORDS = ("on|in|of|the|a|an|and|or|for|to|with|from|by|is|are|was|were|be|at|as|than|that|this|these|each|"
-                   "every|our|its|their|all|both|any|same|whole|entire|new|other|large|small|standard|public|original")
 _BEFORE_KIND_NOUN = re.compile(
-    rf"(?<!\d\s)({_TOKEN})\s+(?:(?!(?:{_NOT_KIND_WORDS})\s)[a-z]+(?<!ed)\s+){{1,2}}(?:data ?sets?|corpus|corpora)\b")
+    rf"(?<!\d\s)({_TOKEN})\s+(?:(?!(?:{NOT_KIND_WORDS})\s)[a-z]+(?<!ed)\s+){{1,2}}(?:data ?sets?|corpus|corpora)\b")
 _CAP_WORD = r"[A-Z][A-Za-z0-9\-'\u2019]*"
 # Capitalised words before a data noun ("Wall Street Journal corpus") or ending in one ("Penn Treebank").
 _PHRASE_BEFORE_NOUN = re.compile(
@@ -137,7 +137,6 @@ DATA_CUE = re.compile(
     re.I,
 )
 _SOURCE_WEIGHT = {"catalog": 3.0, "cue": 3.0, "table": 2.0}
-_JOINERS = frozenset({"of", "the", "and", "for", "on", "in", "de", "&"})
 # Words that open a sentence or phrase, not a name; inside a span they mean it runs across a boundary ("MultiNLI This")
 _LEADING_WORDS = frozenset("As In On For With The Our Both All Each Using From And Or Of To A An This These That Those "
                            "We It Its Their Here There".split())
@@ -175,7 +174,7 @@ def is_name_shaped(token: str) -> bool:
         return False
     if any(_SECTION_WORDS.match(word) for word in words) or _PLURAL_ACRONYM.fullmatch(token):
         return False
-    if any(word[0].islower() and word not in _JOINERS for word in words[1:]):
+    if any(word[0].islower() and word not in NAME_JOINERS for word in words[1:]):
         return False  # "PP from S", "Results per class": a phrase, not a name
     if POSSESSIVE.search(token):
         return False  # "AG's" of "AG's News": the start of a name

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from dsminer.document.text import TABLE_CAPTION, name_pattern
-from dsminer.mentions.lexicon import DATA_NOUN_WORDS, SOURCE_VERBS, UNIT_NOUNS
+from dsminer.mentions.lexicon import DATA_NOUN_WORDS, RESULT_WORDS, SOURCE_VERBS, UNIT_NOUNS
 
 _STRONG = re.compile(rf"\b(?:{DATA_NOUN_WORDS}|data[ -]sets?|tree-banks?|challenges?|shared tasks?|suites?)\b", re.I)
 _MEDIUM = re.compile(
@@ -19,7 +19,6 @@ _MEDIUM = re.compile(
     re.I,
 )
 _SIZE = re.compile(rf"\b\d[\d,.]*\s*(?:[kKM]\b|million|thousand)?\s*(?:{UNIT_NOUNS})\b", re.I)
-_RESULT_WORDS = re.compile(r"\b(?:results?|accuracy|performance|comparison|error|scores?|F1|evaluation)\b", re.I)
 _NAME_LIKE = re.compile(
     r"(?<![\w-])(?:[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*|[A-Z][a-z]+[-\u2013]?[0-9]+[A-Za-z]*)"
     r"(?:[-\u2013][A-Za-z0-9]+)*(?![\w-])"
@@ -87,7 +86,7 @@ def _score_sentence(text: str, extra_keywords: tuple[str, ...],
     cue += min(2.0 * len(medium), 4.0)
     cue += 2.0 if _SIZE.search(text) else 0.0
     if TABLE_CAPTION.match(text):
-        cue += 1.0 + (1.5 if _RESULT_WORDS.search(text) else 0.0)
+        cue += 1.0 + (1.5 if RESULT_WORDS.search(text) else 0.0)
     cue += 1.0 if _URL.search(text) else 0.0
     names = min(_name_like_count(text), 4)
     score = cue + 3.0 * len(extra) + (names * 0.75 if cue else names * 0.3)

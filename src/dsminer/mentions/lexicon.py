@@ -100,3 +100,16 @@ LANGUAGE_PAIR = re.compile(
     rf"^(?:{'|'.join(LANGUAGES)}|[A-Za-z]{{2}})\s*(?:-|\u2013|\u2192|->|to)\s*(?:{'|'.join(LANGUAGES)}|[A-Za-z]{{2}})$",
     re.I,
 )
+
+# Lower-case words that may join a name's capitalised words ("Bank of America", "Universidad de Chile").
+NAME_JOINERS = frozenset({"of", "the", "and", "for", "on", "in", "de", "&"})
+# Words left out when a name's capitalised words are spelled into an abbreviation ("Stanford Question Answering").
+FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "a", "an", "&"})
+# Words that cannot say what a dataset holds between its name and "dataset": "X on the dataset", "X trained on ...".
+NOT_KIND_WORDS = ("on|in|of|the|a|an|and|or|for|to|with|from|by|is|are|was|were|be|at|as|than|that|this|these|each|"
+                  "every|our|its|their|all|both|any|same|whole|entire|new|other|large|small|standard|public|original")
+# Words of reported results: a sentence with them and a dataset cue is likely an evaluation's.
+RESULT_WORDS = re.compile(r"\b(?:results?|accuracy|performance|comparison|error|scores?|F1|evaluation)\b", re.I)
+# Words of five letters or more that a URL may spell without naming a particular dataset.
+GENERIC_URL_WORDS = frozenset({"dataset", "datasets", "corpus", "corpora", "benchmark", "challenge", "reviews",
+                               "english", "chinese", "version", "treebank", "collection"})

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from dsminer.document.text import is_table_row_text, name_pattern
 from dsminer.mentions.candidates import LIST_OPENER, SPLIT_NOUN, data_support, lists_datasets
 from dsminer.mentions.evidence_model import EvidenceModel, NameEvidence
-from dsminer.mentions.lexicon import DATA_NOUN_END, DATA_NOUN_GROUP, DATA_NOUN_WORDS, LANGUAGES
+from dsminer.mentions.lexicon import DATA_NOUN_END, DATA_NOUN_GROUP, DATA_NOUN_WORDS, FUNCTION_WORDS, LANGUAGES
 from dsminer.mentions.names import (
     checked_whole_name,
     clean_name,
@@ -39,7 +39,6 @@ _CREATION_CUE = re.compile(
 _VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:v(?:ersion)?\s*)?(?:\d+(?:\.\d+)+|(?:19|20)\d\d)$")
 # A language before a dataset's name names that language's part of it ("English X" of "X").
 _LANGUAGE_PART = re.compile(rf"(?:{'|'.join(LANGUAGES)})\s+(\S.*)$")
-_FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "a", "an", "&"})
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,7 @@ def abbreviates(short: str, long: str) -> bool:
     # each word with the whitespace-separated token it belongs to ("Multi-Genre" is one token of two words)
     tokens = long.split()
     parts = [(word, token) for token, chunk in enumerate(tokens)
-             for word in re.split(r"[\-/]+", chunk) if word and word.casefold() not in _FUNCTION_WORDS]
+             for word in re.split(r"[\-/]+", chunk) if word and word.casefold() not in FUNCTION_WORDS]
     words = [word for word, _ in parts]
     if not capitals or len(words) < 2:
         return False
