@@ -172,3 +172,23 @@ def test_model_view_without_a_score_keeps_the_rule_score():
     rule = reflect_on_names([], [], TEXT, EVALUATED)
     judged = with_model_view(rule, None, [], [], [])
     assert judged.score == rule.score and judged.source == "rule"
+
+
+def test_every_kind_of_name_problem_has_advice_for_the_retry():
+    import ast
+    import inspect
+
+    from dsminer.mentions import names
+    from dsminer.programs.agent import reflection
+
+    returned = {node.value.elts[0].value for node in ast.walk(ast.parse(inspect.getsource(names.name_problem)))
+                if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple)}
+    assert {"citation", "platform", "fragment"} <= returned
+    assert returned <= set(reflection._PROBLEM_ADVICE)
+
+
+def test_a_platform_given_as_a_dataset_is_left_out_with_advice():
+    reflection = reflect_on_names(["FooBench-10", "BarSet", "QuxData", "GitHub"], ["FooBench-10", "BarSet", "QuxData"],
+                                  TEXT + " Code is on GitHub.", EVALUATED)
+    assert "platform" in reflection.codes()
+    assert any("GitHub" in hint and "host data" in hint for hint in reflection.suggestions)

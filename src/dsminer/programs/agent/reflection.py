@@ -114,6 +114,8 @@ _PROBLEM_ADVICE = {
     "language": "they name languages; give the name of the dataset in that language",
     "abbreviation": "they are abbreviations from a table; give the name the text writes",
     "split": "they label a dataset's split in a table; give the dataset's name",
+    "fragment": "they are the start of a name; give the whole name",
+    "platform": "they are platforms that host data; give the name of the dataset hosted there",
 }
 
 
@@ -130,7 +132,8 @@ def _wrong_kind(raw: Sequence[str]) -> tuple[list[Issue], list[str]]:
         message = "; ".join(why for _, why in items[:4])
         each, most = _PROBLEM_PENALTY.get(code, (0.25, 0.5))
         issues.append(Issue(code, message, min(most, each * len(items))))
-        hints.append(f"Leave out {', '.join(name for name, _ in items[:4])}: {_PROBLEM_ADVICE[code]}.")
+        advice = _PROBLEM_ADVICE.get(code, "they are not datasets")
+        hints.append(f"Leave out {', '.join(name for name, _ in items[:4])}: {advice}.")
     return issues, hints
 
 
