@@ -4,11 +4,12 @@ from dsminer.document.pdf import parse_pdf
 from dsminer.events import EventLog, recording
 from dsminer.evidence.grounding import LinkCandidate, paper_sections
 from dsminer.evidence.records import DatasetDetails
+from dsminer.mentions.benchmarks import BenchmarkCues
 from dsminer.mentions.candidates import MAX_CANDIDATES
 from dsminer.mentions.selection import ChosenDataset, Selection
 from dsminer.tools.checking import NormaliseRecords, VerifyEvidence
 from dsminer.tools.reading import RetrieveSection, SearchKeywords
-from dsminer.tools.workspace import READ_CANDIDATES, DatasetWork, Workspace, add_candidates, add_links
+from dsminer.tools.workspace import READ_CANDIDATES, DatasetWork, PaperView, Workspace, add_candidates, add_links
 
 
 def workspace(paper_pdf, **state) -> Workspace:
@@ -17,17 +18,19 @@ def workspace(paper_pdf, **state) -> Workspace:
 
 
 def test_before_the_names_step_a_data_section_adds_its_names_to_the_candidates(paper_pdf):
-    ws = workspace(paper_pdf, candidates=("Bar Corpus",))
+    ws = workspace(paper_pdf)
+    ws.view = PaperView(ws.paper, [], BenchmarkCues(), ("Bar Corpus",))
     observation = RetrieveSection(ws)(heading="data")
-    assert "FooBench-10" in ws.candidates and ws.candidates[0] == "Bar Corpus"
+    assert "FooBench-10" in ws.view.candidates and ws.view.candidates[0] == "Bar Corpus"
     assert "new candidate names" in observation and ws.sections
 
 
 def test_candidates_stop_at_the_cap_and_are_counted_once():
     room = MAX_CANDIDATES + READ_CANDIDATES
-    ws = Workspace(paper=None, supplied=None, budget=1, candidates=tuple(f"Set{i}" for i in range(room - 1)))
+    ws = Workspace(paper=None, supplied=None, budget=1,
+                   view=PaperView(None, [], BenchmarkCues(), tuple(f"Set{i}" for i in range(room - 1))))
     assert add_candidates(ws, ["set0", "NewSet", "OtherSet"]) == 1
-    assert len(ws.candidates) == room == 16 and ws.candidates[-1] == "NewSet"
+    assert len(ws.view.candidates) == room == 16 and ws.view.candidates[-1] == "NewSet"
 
 
 def test_a_keyword_search_for_a_stuck_dataset_becomes_its_evidence(paper_pdf):

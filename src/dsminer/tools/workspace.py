@@ -14,11 +14,24 @@ from dsminer.document.references import Reference
 from dsminer.document.text import name_pattern
 from dsminer.evidence.grounding import LinkCandidate, Section, Verification
 from dsminer.evidence.records import DatasetDetails, is_self_link
+from dsminer.mentions.benchmarks import BenchmarkCues
 from dsminer.mentions.candidates import MAX_CANDIDATES
 from dsminer.mentions.selection import ChosenDataset, Selection
 from dsminer.schema import DatasetRecord, PaperRefs
 
 READ_CANDIDATES = 4  # candidate names the reading tools may add to the MAX_CANDIDATES the finder offers
+
+
+@dataclass
+class PaperView:
+    """What reading the paper gives every step: body sentences, benchmark cues, the datasets' aliases."""
+
+    paper: ParsedPaper
+    body: list[str]
+    cues: BenchmarkCues
+    candidates: tuple[str, ...]  # the names step's candidate names, found once for every attempt
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    hints: dict[str, tuple[str, ...]] = field(default_factory=dict)  # more evidence lines per dataset (S2)
 
 
 @dataclass
@@ -71,8 +84,8 @@ class Workspace:
     supplied: PaperRefs | None
     budget: int
     catalog_urls: dict[str, str] = field(default_factory=dict)  # known datasets' URLs, for the link search
-    candidates: tuple[str, ...] = ()  # the names step's candidate names, with those the reading tools add
     parsed: bool = False
+    view: PaperView | None = None  # what reading the paper gave the model steps, once parsed
     refs: PaperRefs | None = None
     tables_read: bool = False
     sections: list[Section] | None = None  # the data sections, once retrieved
@@ -169,8 +182,9 @@ def add_links(work: DatasetWork, candidates: list[LinkCandidate]) -> int:
 def add_candidates(ws: Workspace, names: list[str]) -> int:
     """Add names to the names step's candidates, up to MAX_CANDIDATES + READ_CANDIDATES in all; how many were
     added."""
-    known = {name.casefold() for name in ws.candidates}
+    view = ws.view
+    known = {name.casefold() for name in view.candidates}
     new = [name for name in dict.fromkeys(names) if name.casefold() not in known]
-    room = max(0, MAX_CANDIDATES + READ_CANDIDATES - len(ws.candidates))
-    ws.candidates = (*ws.candidates, *new[:room])
+    room = max(0, MAX_CANDIDATES + READ_CANDIDATES - len(view.candidates))
+    view.candidates = (*view.candidates, *new[:room])
     return len(new[:room])

@@ -30,7 +30,6 @@ from dsminer.programs.agent.step_tools import (
     FoundNames,
     MetadataStep,
     NamesStep,
-    PaperView,
     ReadPaper,
     ReflectWithModel,
     StepInput,
@@ -44,6 +43,7 @@ from dsminer.signatures import (
     ExtractPaperMetadataWithMemory,
     ReflectOnStep,
 )
+from dsminer.tools.workspace import PaperView
 
 ReflectionMode = Literal["rule", "llm", "selective"]
 

@@ -19,7 +19,7 @@ from dsminer.document.pdf import ParsedPaper, first_pages_text
 from dsminer.events import EventLog
 from dsminer.evidence.context import CONTEXT_CHARS, EVIDENCE_CHARS, dataset_evidence
 from dsminer.evidence.records import DatasetDetails, clean_list, clean_text
-from dsminer.mentions.benchmarks import BenchmarkCues, find_benchmark_cues
+from dsminer.mentions.benchmarks import find_benchmark_cues
 from dsminer.mentions.evidence_model import EvidenceModel
 from dsminer.mentions.selection import Proposal, Selection, select_datasets
 from dsminer.programs.agent.memory import compose_memory_block
@@ -43,6 +43,7 @@ from dsminer.programs.steps import (
 )
 from dsminer.schema import PaperRefs
 from dsminer.signatures.reflection import without_memory_block
+from dsminer.tools.workspace import PaperView
 
 SUMMARY_CHARS = 600
 EVIDENCE_WIDENING = 600  # more evidence characters on each retry of a detail step
@@ -126,18 +127,6 @@ class StepInput:
     def describe(self) -> dict[str, Any]:
         return {"attempt": self.attempt, "max_sentences": self.max_sentences, "max_chars": self.max_chars,
                 "keywords": list(self.keywords), "lessons": len(self.lessons), "feedback": bool(self.feedback)}
-
-
-@dataclass
-class PaperView:
-    """What reading the paper gives every step: body sentences, benchmark cues, the datasets' aliases."""
-
-    paper: ParsedPaper
-    body: list[str]
-    cues: BenchmarkCues
-    candidates: tuple[str, ...]  # the names step's candidate names, found once for every attempt
-    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    hints: dict[str, tuple[str, ...]] = field(default_factory=dict)  # more evidence lines per dataset (S2)
 
 
 class ReadPaper:

@@ -10,11 +10,11 @@ from dsminer.document.text import within_budget
 from dsminer.evidence.grounding import paper_sections
 from dsminer.evidence.records import DatasetDetails
 from dsminer.programs.agent.reflection import reflect_on_details
-from dsminer.programs.agent.step_tools import FoundNames, PaperView
+from dsminer.programs.agent.step_tools import FoundNames
 from dsminer.schema import PaperRefs
 from dsminer.tools.checking import NormaliseRecords, SearchLinks, VerifyEvidence
 from dsminer.tools.reading import ExtractReferences, ExtractTables, ReadPage, RetrieveSection, SearchKeywords
-from dsminer.tools.workspace import DatasetWork, Tool, Workspace
+from dsminer.tools.workspace import DatasetWork, PaperView, Tool, Workspace
 
 HINT_CHARS = 400  # recovered evidence and link hints added to a detail step's evidence
 
@@ -49,9 +49,8 @@ class ParsePdf(StepTool):
 
     def __call__(self) -> str:
         episode = self.episode
-        episode.view = episode.agent.tools.call("parse", episode.paper)
+        episode.view = self.ws.view = episode.agent.tools.call("parse", episode.paper)
         self.ws.parsed = True
-        self.ws.candidates = episode.view.candidates
         self.ws.all_sections = paper_sections(episode.paper)
         return (f"{len(episode.view.body)} sentences, {len(self.ws.all_sections)} sections, "
                 f"{len(episode.paper.links)} links, {len(episode.view.candidates)} candidate names; "
@@ -76,7 +75,6 @@ class ExtractDatasetNames(StepTool):
 
     def __call__(self) -> str:
         episode, ws = self.episode, self.ws
-        episode.view.candidates = ws.candidates  # with the names the reading tools added
         ws.names = episode.execute(episode.agent.steps["names"], FoundNames()).selection
         chosen = ws.names.chosen
         ws.datasets = {d.name: DatasetWork(d) for d in chosen}
