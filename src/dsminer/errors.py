@@ -64,6 +64,10 @@ class GoldMismatchError(DsminerError):
     """A gold file that holds none of the papers of a run or corpus."""
 
 
+class CatalogError(DsminerError):
+    """A catalogue folder that holds none, or a name no entry goes by."""
+
+
 class RunNotFoundError(DsminerError):
     """A run id or run directory that names no run."""
 

@@ -16,6 +16,10 @@ import pymupdf
 import pytest
 from typer.testing import CliRunner
 
+from dsminer.catalog.entries import Catalog, build_catalog, mention_rows
+from dsminer.catalog.known import KnownDataset
+from dsminer.catalog.resolution import spelling
+from dsminer.catalog.tables import write_catalog
 from dsminer.cli import app
 from dsminer.evaluation.audit import (
     INFO_COLUMNS,
@@ -27,6 +31,7 @@ from dsminer.evaluation.audit import (
 from dsminer.evaluation.gold import load_gold
 from dsminer.evaluation.report import build_report, write_audit_sheet
 from dsminer.evaluation.runs import read_run_dir
+from dsminer.schema import DatasetRecord, normalize_name
 from tests.evaluation.conftest import make_record, write_jsonl
 from tests.helpers import FOOTNOTE, LINK, PAGE_ONE, PAGE_TWO, build_pdf
 
@@ -170,6 +175,88 @@ def test_report_command(tmp_path, pdfs):
     assert result.exit_code != 0 and "PDF folder not found" in result.output
 
 
+OTHER = make_record("other.pdf", "FooBench 10", title="Another Study", page=3, role="used",
+                    quote="FooBench 10 served as the test set.")
+QUUX_LINK = "https://huggingface.co/datasets/quux"
+
+
+def _catalogue(runs: list[tuple[str, list[dict]]]) -> Catalog:
+    """The catalogue of `runs` (label, records); QuuxSet is known to a catalogue that gives it a link."""
+    rows = [row for label, records in runs
+            for row in mention_rows([DatasetRecord.model_validate(record) for record in records], label)]
+    return build_catalog(rows, {spelling("QuuxSet").key: KnownDataset("hf:quux", "QuuxSet", QUUX_LINK)})
+
+
+def _catalogue_report(tmp_path: Path, pdfs: Path, foo_from: str = "s1a") -> Path:
+    """A report of s0 (all four records) and s1a (FooBench-10, QuuxSet) with a catalogue that took FooBench-10 of
+    paper.pdf from run `foo_from` and also holds other.pdf, a paper none of the report's runs read."""
+    s0, s1a = _records(), [_records()[0], _records()[2]]
+    catalog = _catalogue([(foo_from, [_records()[0]]), ("s1a", s1a), ("s0", s0), ("s9", [OTHER])])
+    runs = [read_run_dir(_run(tmp_path, pdfs, "s0", s0)), read_run_dir(_run(tmp_path, pdfs, "s1a", s1a))]
+    return build_report(runs, tmp_path / "r", catalog=catalog)["index"]
+
+
+def test_the_catalogue_carries_its_entries_and_their_papers(tmp_path, pdfs):
+    data = _data(_catalogue_report(tmp_path, pdfs))
+    entries = {entry["name"]: entry for entry in data["catalog"]["entries"]}
+    assert list(entries) == ["FooBench-10", "Bar Corpus", "GoneSet", "QuuxSet"]  # the catalogue's order
+    assert (data["catalog"]["records"], data["catalog"]["papers"]) == (5, 3)
+    foo = entries["FooBench-10"]
+    assert (foo["papers"], foo["used"], foo["created"], foo["mentioned"], foo["links"]) == (2, 1, 0, 0, 1)
+    assert sorted(foo["aliases"]) == ["FooBench 10", "FooBench-10"] and foo["variant_of"] is None
+    assert [(p["paper"], p["title"], p["role"], p["name"], p["page"]) for p in foo["paper_records"]] \
+        == [("other.pdf", "Another Study", "used", "FooBench 10", 3),
+            ("paper.pdf", "A Tiny Study", None, "FooBench-10", 1)]
+    assert foo["paper_records"][0]["quote"] == OTHER["evidence"]["quote"]
+    assert (foo["link"], foo["link_source"]) == ("https://example.org/widgets/", "paper: paper.pdf")
+    quux = entries["QuuxSet"]  # no paper gives QuuxSet a link: the known catalogue's is marked as borrowed
+    assert (quux["link"], quux["link_source"]) == (QUUX_LINK, "catalogue: hf:quux")
+    assert quux["all_links"] == [{"url": QUUX_LINK, "source": "catalogue: hf:quux"}]
+
+
+@pytest.mark.parametrize(("foo_from", "condition"), [
+    ("s1a", "s1a"),  # the row of the run the catalogue took the record from
+    ("s0", "s0"),
+    ("s9", "s0"),  # a run the report does not show: the first row of that paper and name
+])
+def test_an_entrys_paper_points_at_the_row_of_its_record(tmp_path, pdfs, foo_from, condition):
+    data = _data(_catalogue_report(tmp_path, pdfs, foo_from))
+    rows = {row["id"]: row for row in data["rows"]}
+    entries = {entry["name"]: entry for entry in data["catalog"]["entries"]}
+    other, paper = entries["FooBench-10"]["paper_records"]
+    assert other["row"] is None  # other.pdf is in the catalogue only
+    assert (rows[paper["row"]]["condition"], rows[paper["row"]]["paper"], rows[paper["row"]]["dataset"]) \
+        == (condition, "paper.pdf", "FooBench-10")
+    for entry in entries.values():
+        for record in entry["paper_records"]:
+            if record["row"] is not None:
+                row = rows[record["row"]]
+                assert (row["paper"], row["norm_name"]) == (record["paper"], normalize_name(record["name"]))
+    assert [record["row"] for record in entries["Bar Corpus"]["paper_records"]] == [2]
+
+
+def test_without_a_catalogue_the_page_has_no_catalogue(tmp_path, pdfs):
+    data = _data(build_report([read_run_dir(_run(tmp_path, pdfs, "s0", _records()))], tmp_path / "r")["index"])
+    assert data["catalog"] is None
+
+
+def test_report_command_with_a_catalogue(tmp_path, pdfs):
+    run = _run(tmp_path, pdfs, "s0", _records())
+    write_catalog(_catalogue([("s0", _records()), ("s9", [OTHER])]), tmp_path / "catalog")
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "r"), "--no-log",
+                                      "--catalog", str(tmp_path / "catalog")])
+    assert result.exit_code == 0, result.output
+    assert "4 catalogue entries" in result.output
+    entries = {entry["name"]: entry for entry in _data(tmp_path / "r" / "index.html")["catalog"]["entries"]}
+    assert [(p["paper"], p["page"], p["row"]) for p in entries["FooBench-10"]["paper_records"]] \
+        == [("other.pdf", 3, None), ("paper.pdf", 1, 1)]
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "r2"), "--no-log",
+                                      "--catalog", str(tmp_path / "nowhere")])
+    assert result.exit_code == 1 and result.output.strip().splitlines() == [
+        f"error: {tmp_path / 'nowhere'} holds no catalogue (build one: dsminer catalog build RUN --out "
+        f"{tmp_path / 'nowhere'})"]
+
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -192,6 +279,7 @@ def test_the_table_renders_and_filters_in_chromium(tmp_path, pdfs):
     assert "1 of 4 records" in filtered and re.findall(r'<tr data-id="(\d+)"', filtered) == ["3"]
     detail = dom("record=1")
     assert "Record 1" in detail and 'class="box "' in detail and "Link (footnote), page 1" in detail
+    assert 'id="views"' not in everything and 'data-entry="' not in dom("view=catalogue")  # no catalogue, no view
 
 
 def test_the_report_is_logged_to_the_runs_mlflow_artifacts(tmp_path, pdfs):
@@ -272,3 +360,37 @@ def test_the_audit_page_starts_from_carried_verdicts(tmp_path, pdfs):
     [carried] = again[again["dataset"] == "Bar Corpus"].to_dict("records")
     assert (carried["is_dataset"], carried["annotator"], carried["notes"]) == ("no", "ann", "read again")
     assert score_audit(downloaded)["overall"]["annotated"] == 1
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian package chromium; .ci/run installs it)")
+def test_the_catalogue_view_sorts_and_opens_an_entry_in_chromium(tmp_path, pdfs):
+    index = _catalogue_report(tmp_path, pdfs)
+    entries = {entry["name"]: entry for entry in _data(index)["catalog"]["entries"]}
+    foo, quux = entries["FooBench-10"], entries["QuuxSet"]
+    foo_row = foo["paper_records"][1]["row"]
+    with _browser_page(index) as page:
+        def names() -> list[str]:
+            return page.eval_on_selector_all("#entries tr[data-entry] td:first-child b",
+                                             "cells => cells.map(cell => cell.textContent)")
+
+        assert page.is_hidden("#catalogue-view")
+        page.click("#views button[data-view=catalogue]")
+        assert page.is_visible("#entries") and page.is_hidden("#records-view")
+        assert names() == ["FooBench-10", "Bar Corpus", "GoneSet", "QuuxSet"]  # most papers first
+        page.click("#entries th[data-key=name]")
+        assert names() == ["Bar Corpus", "FooBench-10", "GoneSet", "QuuxSet"]
+        page.click("#entries th[data-key=papers]")  # a count sorts from the most, then from the fewest
+        assert names() == ["FooBench-10", "Bar Corpus", "GoneSet", "QuuxSet"]
+        page.click("#entries th[data-key=papers]")
+        assert names() == ["Bar Corpus", "GoneSet", "QuuxSet", "FooBench-10"]
+        assert "borrowed from hf:quux" in page.inner_text(f"tr[data-entry='{quux['entry_id']}']")
+        assert "given by paper.pdf" in page.inner_text(f"tr[data-entry='{foo['entry_id']}']")
+        page.click(f"tr[data-entry='{foo['entry_id']}']")
+        detail = page.inner_text(f"tr[data-detail='{foo['entry_id']}']")
+        assert "other.pdf" in detail and "page 3" in detail and OTHER["evidence"]["quote"] in detail
+        assert "not among this report's records" in detail
+        page.click(f"tr[data-detail='{foo['entry_id']}'] li[data-row='{foo_row}']")
+        assert f"Record {foo_row}" in page.inner_text("#right") and page.locator("#right .page .box").count() > 0
+        page.click(f"li[data-row='{foo_row}'] button")
+        assert page.is_visible("#records") and page.is_hidden("#catalogue-view")
+        assert page.get_attribute(f"#records tr[data-id='{foo_row}']", "class") == "sel"

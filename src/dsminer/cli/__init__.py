@@ -16,6 +16,7 @@ import mlflow  # noqa: E402,F401
 import typer  # noqa: E402
 
 from dsminer.cli import eval_module, evaluate, experiment, optimize, run  # noqa: E402
+from dsminer.cli.catalog import catalog_app  # noqa: E402
 from dsminer.cli.corpus import corpus_app  # noqa: E402
 
 app = typer.Typer(
@@ -39,3 +40,4 @@ experiment.register(app)
 eval_module.register(app)
 optimize.register(app)
 app.add_typer(corpus_app, name="corpus", help="Build a corpus: download a conference's papers with metadata.")
+app.add_typer(catalog_app, name="catalog", help="The corpus catalogue: one entry per dataset across papers and runs.")

@@ -25,7 +25,6 @@ GOLD_HELP = ("names: sentence-level gold, e.g. ../shared/eval/heddes2021/ner_dat
              "../shared/eval/scirex-text/dev.jsonl; selection: a gold JSONL file with its PDFs in pdfs/ beside it, "
              "optionally with a range of its lines (FILE:1-29), once per corpus, e.g. "
              "../shared/eval/scirex-pdf/gold.jsonl:1-29 and ../shared/eval/fields-dev/gold.jsonl.")
-_CORPUS = re.compile(r"^(?P<path>.+?)(?::(?P<first>\d+)-(?P<last>\d+))?$")
 
 
 def register(app: typer.Typer) -> None:
@@ -76,17 +75,11 @@ def read_corpus(spec: str) -> tuple[str, list[tuple[ParsedPaper, GoldPaper]]]:
     """A corpus named `FILE` or `FILE:FIRST-LAST` (1-based lines of the gold file, both included): its label
     (the gold file's folder, with the range) and each gold paper with its parsed PDF from `pdfs/` beside it."""
     from dsminer.document.pdf import parse_pdf
-    from dsminer.evaluation.gold import load_gold
+    from dsminer.evaluation.gold import load_gold, ranged_label, ranged_path, take_lines
 
-    match = _CORPUS.match(spec.strip())
-    path = Path(match["path"]) if match else Path(spec)
-    gold = load_gold(path)
-    label = path.parent.name or path.stem
-    if match and match["first"]:
-        first, last = int(match["first"]), int(match["last"])
-        if not 1 <= first <= last <= len(gold):
-            raise ConfigError(f"{spec}: lines {first}-{last} are not within the file's {len(gold)} papers")
-        gold, label = gold[first - 1:last], f"{label}:{first}-{last}"
+    path, span = ranged_path(spec)
+    gold = take_lines(load_gold(path), span, spec)
+    label = ranged_label(path, span)
     pdfs = path.parent / "pdfs"
     missing = [paper.file for paper in gold if not (pdfs / paper.file).is_file()]
     if missing:

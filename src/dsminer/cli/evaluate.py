@@ -11,6 +11,7 @@ from typing import Annotated
 import pandas as pd
 import typer
 
+from dsminer.catalog.tables import read_catalog
 from dsminer.cli.errors import user_errors
 from dsminer.config import DEFAULT_TRACKING_URI
 from dsminer.document.pdf import ParsedPaper, parse_pdf
@@ -187,24 +188,31 @@ def report(
     embed: Annotated[bool | None, typer.Option(
         "--embed-images/--image-files", help="Page images inside index.html (one file, shown in the MLflow UI) "
                                              "or beside it in pages/ (default: inside up to 300 pages).")] = None,
+    catalog: Annotated[Path | None, typer.Option(
+        "--catalog", file_okay=False, help="A catalogue folder (`dsminer catalog build`): adds a Catalogue view, "
+                                           "its entries each with the papers that name it and their evidence.")]
+    = None,
     tracking_uri: TrackingUri = None,
     log: LogFlag = True,
 ) -> None:
     """Write a static HTML report (index.html, opens from disk): every record with its evidence page and the
     quote highlighted, the link and where the PDF holds it, which conditions found each dataset, and with
-    --gold each record marked correct, supported or wrong and the missed gold datasets. Verdicts typed in the
-    page download as a sheet for `dsminer audit score`."""
+    --gold each record marked correct, supported or wrong and the missed gold datasets; with --catalog, a
+    Catalogue view of the corpus catalogue's entries and their papers. Verdicts typed in the page download as a
+    sheet for `dsminer audit score`."""
     with user_errors():
         loaded = _load_runs(runs, tracking_uri)
         gold_papers = load_gold(gold) if gold is not None else None
         if pdfs is not None and not pdfs.is_dir():
             raise DsminerError(f"PDF folder not found: {pdfs}")
+        catalogue = read_catalog(catalog) if catalog is not None else None
         target = out or (_default_out(loaded[0], "report") if len(loaded) == 1 else _timestamped(Path("reports")))
-        built = build_report(loaded, target, gold_papers, pdfs, embed)
+        built = build_report(loaded, target, gold_papers, pdfs, embed, catalog=catalogue)
         typer.echo(f"{built['records']} records, {built['pages']} page images "
                    f"({'inside index.html' if built['embedded'] else 'in pages/'}), "
                    f"{built['without_image']} records without a page image"
-                   + (f", {built['missed']} missed gold datasets" if gold_papers is not None else ""))
+                   + (f", {built['missed']} missed gold datasets" if gold_papers is not None else "")
+                   + (f", {len(catalogue.entries)} catalogue entries" if catalogue is not None else ""))
         typer.echo(f"wrote {built['index']}")
         for run in loaded:
             if log and run.run_id:

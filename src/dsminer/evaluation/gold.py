@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dsminer.errors import DsminerError, GoldFileError, GoldMismatchError
+from dsminer.errors import ConfigError, DsminerError, GoldFileError, GoldMismatchError
 from dsminer.evaluation.measures import f1, precision, recall
 from dsminer.evaluation.runs import RunData, paper_file, processed_files
 from dsminer.jsonl import iter_json_objects
@@ -68,6 +68,32 @@ def defined_abbreviations(name: str) -> list[str]:
     tokens = _PARENTHESISED.findall(name)
     return [token for token in tokens if sum(c.isupper() for c in token) >= 2
             or (any(c.isupper() for c in token) and any(c.isdigit() for c in token))]
+
+
+_RANGED = re.compile(r"^(?P<path>.+?)(?::(?P<first>\d+)-(?P<last>\d+))?$")
+
+
+def ranged_path(spec: str) -> tuple[Path, tuple[int, int] | None]:
+    """A corpus named `PATH` or `PATH:FIRST-LAST`: the path, and the 1-based lines to take (both included)."""
+    match = _RANGED.match(spec.strip())
+    if match is None or not match["first"]:
+        return Path(match["path"] if match else spec), None
+    return Path(match["path"]), (int(match["first"]), int(match["last"]))
+
+
+def ranged_label(path: Path, span: tuple[int, int] | None) -> str:
+    """A corpus's label: its file's folder (or the file's name), with the lines taken."""
+    return (path.parent.name or path.stem) + (f":{span[0]}-{span[1]}" if span else "")
+
+
+def take_lines(items: list, span: tuple[int, int] | None, spec: str) -> list:
+    """The items of lines `span` (all when None); a ConfigError when the span is not within them."""
+    if span is None:
+        return items
+    first, last = span
+    if not 1 <= first <= last <= len(items):
+        raise ConfigError(f"{spec}: lines {first}-{last} are not within the file's {len(items)} papers")
+    return items[first - 1:last]
 
 
 def load_gold(path: Path | str) -> list[GoldPaper]:

@@ -6,7 +6,8 @@ once per (PDF, page) with PyMuPDF. Highlights are boxes over the image, at the p
 (and the link's anchor or URL) on the page. With several runs, each record says which conditions found the same
 (paper, dataset); with gold, each record is marked correct, supported or wrong, and missed gold datasets are
 listed. Verdicts typed in the page are kept in the browser and downloaded as a sheet `dsminer audit score`
-reads.
+reads. With a corpus catalogue (`dsminer.catalog`), a second view lists its entries, each with the papers that
+name it and, where the report holds that paper's record, the row that shows its evidence.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from typing import Any
 import pandas as pd
 import pymupdf
 
+from dsminer.catalog.entries import Catalog
 from dsminer.evaluation.audit import INFO_COLUMNS, VERDICT_COLUMNS
 from dsminer.evaluation.compare import canonical_titles, pair_key
 from dsminer.evaluation.gold import GoldPaper, judge, link_matches, record_keys, records_by_gold_paper, url_key
+from dsminer.evaluation.report_catalogue import catalogue_payload
 from dsminer.evaluation.runs import RunData, assign_labels, paper_file
 from dsminer.schema import DatasetRecord, normalize_name
 
@@ -243,11 +246,12 @@ def missed_gold(runs: list[RunData], gold: list[GoldPaper]) -> list[dict[str, st
 
 def build_report(runs: list[RunData], out_dir: Path, gold: list[GoldPaper] | None = None,
                  pdf_dir: Path | None = None, embed: bool | None = None, sheet: Any | None = None,
-                 index_name: str = "index.html") -> dict[str, Any]:
+                 index_name: str = "index.html", catalog: Catalog | None = None) -> dict[str, Any]:
     """Write the report folder; return what it holds (records, pages, missed gold, the index file).
 
     `embed` puts the page images into the page (as the MLflow UI needs to show them); by default, when the
-    runs cite at most `EMBED_PAGES` pages. With `sheet` (an audit sample), only its rows, numbered as in it."""
+    runs cite at most `EMBED_PAGES` pages. With `sheet` (an audit sample), only its rows, numbered as in it.
+    With `catalog`, the page has a catalogue view (`catalogue_payload`)."""
     assign_labels(runs)
     out_dir.mkdir(parents=True, exist_ok=True)
     if embed is None:
@@ -266,6 +270,7 @@ def build_report(runs: list[RunData], out_dir: Path, gold: list[GoldPaper] | Non
         "rows": rows, "images": pages.sources, "missed": missed, "gold": gold is not None,
         "platforms": {run.label: Counter(r.platform for r in run.records) for run in runs},
         "audit_columns": INFO_COLUMNS + VERDICT_COLUMNS,
+        "catalog": catalogue_payload(catalog, rows) if catalog is not None else None,
     }
     index = out_dir / index_name
     payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")

@@ -47,7 +47,7 @@ def _names_in_row(row: dict) -> list[str]:
     return [name for name in (distinctive_name(r) for r in raw if isinstance(r, str)) if name]
 
 
-def _catalog_rows(directory: Path | None) -> Iterator[dict]:
+def catalog_rows(directory: Path | None) -> Iterator[dict]:
     """The JSON objects of every `*.jsonl` in `directory`; a line that is not JSON is skipped with a warning.
 
     A folder that does not exist, holds no `*.jsonl`, or a file none of whose lines is a JSON object is not a
@@ -78,7 +78,7 @@ def _catalog_rows(directory: Path | None) -> Iterator[dict]:
 def load_catalog_names(directory: Path | None) -> frozenset[str]:
     """Distinctive dataset names from every `*.jsonl` in `directory`; empty when there is none."""
     names: set[str] = set()
-    for row in _catalog_rows(directory):
+    for row in catalog_rows(directory):
         names.update(_names_in_row(row))
     log.debug("catalogue: %d distinctive names from %s", len(names), directory)
     return frozenset(names)
@@ -106,7 +106,7 @@ def load_catalog_kinds(directory: Path | None) -> dict[str, str]:
     """Normalised catalogue names with their kind (dataset, metric or task), for classifying names;
     empty when there is no catalogue."""
     kinds: dict[str, str] = {}
-    for row in _catalog_rows(directory):
+    for row in catalog_rows(directory):
         kind = _KINDS.get(row.get("scirex_type") or "Material")
         for key in ("display", "pretty_name", "pwc_name"):
             name = row.get(key)
@@ -119,7 +119,7 @@ def load_catalog_urls(directory: Path | None) -> dict[str, str]:
     """Normalised catalogue names with the dataset's URL (homepage, else hub page); empty when the catalogue
     has none."""
     urls: dict[str, str] = {}
-    for row in _catalog_rows(directory):
+    for row in catalog_rows(directory):
         url = next((row[key] for key in ("homepage", "hf_url") if isinstance(row.get(key), str) and row[key]), None)
         for key in ("pretty_name", "hf_id", "display", "pwc_name"):
             name = row.get(key)
