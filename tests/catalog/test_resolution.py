@@ -18,6 +18,8 @@ def together(*mentions: tuple[str, list[str], str], known: dict[str, str] | None
     ("QuokkaReads", "zorbalab/QuokkaReads"),       # an "owner/X" id
     ("WXT'14", "WXT 2014"),                        # a year written '14
     ("Wombatography Archive", "Wombatograhpy Archive"),  # a typing slip in a long name
+    ("Quokka Reads", "Quokka Reads test set"),     # a split of it
+    ("Emu\u2019s Calls", "Emu 's Calls"),          # a possessive as text extraction may space it
 ])
 def test_one_dataset_written_two_ways_is_one_entry(one, other):
     assert together((one, [], "a.pdf"), (other, [], "b.pdf")) == [[0, 1]]
@@ -41,6 +43,14 @@ def test_an_abbreviation_expanded_into_two_datasets_joins_neither():
     result = resolve(mentions)
     assert sorted(sorted(group) for group in result.groups) == [[0], [1], [2]]
     assert result.ambiguous == {"msd"}
+
+
+def test_a_shortening_joins_the_one_dataset_records_give_it_but_not_two():
+    one = [("Kiwi Review Polarity", ["Kiwi"], "a.pdf"), ("Kiwi", [], "b.pdf")]
+    assert together(*one) == [[0, 1]]
+    two = [*one, ("Kiwi Review Full", ["Kiwi"], "c.pdf")]
+    result = resolve(two)
+    assert sorted(sorted(group) for group in result.groups) == [[0], [1], [2]] and result.ambiguous == {"kiwi"}
 
 
 def test_a_known_catalogue_id_joins_its_names():

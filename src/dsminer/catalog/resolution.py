@@ -2,8 +2,8 @@
 
 A mention is a record's name with its aliases (the other names that paper gives the dataset). Two mentions
 are one dataset when, in this order:
-1. their names fold to one key: case, punctuation, spacing, a leading "the", a trailing "dataset", an
-   "owner/X" id cut to X, a year written "'14" read as 2014;
+1. their names fold to one key: case, punctuation, spacing, a leading "the", a trailing "dataset", a split
+   ("X test set", "X data"), an "owner/X" id cut to X, a year written "'14" read as 2014;
 2. one record gives both full names;
 3. a known catalogue gives both names one id;
 4. their keys are one typing slip apart (rapidfuzz's Levenshtein distance, on long keys only);
@@ -39,6 +39,9 @@ from dsminer.schema import normalize_name
 
 _OWNER_ID = re.compile(r"^[\w.-]+/([\w.-]+)$")
 _SHORT_YEAR = re.compile(r"(?<=[A-Za-z])\s?['\u2019]\s?(\d{2})\b")
+_SPLIT_END = re.compile(r"(?:\s+(?:training|train|test|testing|dev|development|validation|val|evaluation))?"
+                        r"\s+(?:data ?set|set|split|data|portion)s?$", re.I)
+_DATA_START = re.compile(r"^(?:the\s+)?(?:data ?set|corpus|benchmark)\s+(?=\S)", re.I)
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _TOKEN = re.compile(r"\bv\d+(?:\.\d+)*\b|[a-z]+|\d+(?:\.\d+)*[a-z]*", re.I)
 _VERSION_TOKEN = re.compile(r"^(?:v?\d+(?:\.\d+)*[km]?|version|i{1,3}|iv|vi{1,3}|ix)$", re.I)
@@ -60,7 +63,8 @@ class Spelling:
 
 def spelling(name: str) -> Spelling:
     """Read one written name: its key, numbers, word tokens, and whether it may join papers."""
-    text = _OWNER_ID.sub(r"\1", name.strip())
+    text = re.sub(r"\s+(['\u2019]s)\b", r"\1", name.strip())  # "AG 's News", as some text extraction writes it
+    text = _DATA_START.sub("", _SPLIT_END.sub("", _OWNER_ID.sub(r"\1", text))) or name.strip()
     text = _SHORT_YEAR.sub(lambda match: " " + ("20" if int(match[1]) < 50 else "19") + match[1], text)
     key = normalize_name(text)
     return Spelling(name, key, tuple(_NUMBER.findall(text)), tuple(token.casefold() for token in _TOKEN.findall(
@@ -128,19 +132,24 @@ class Resolution:
 
 
 class _Groups:
-    """Union-find over name keys that refuses a union joining two conflicting names."""
+    """Union-find over name keys that refuses a union of two conflicting names: the two joined, or two names
+    that mentions carry as their own (an alias alone does not block: records' aliases are the looser evidence)."""
 
     def __init__(self) -> None:
         self.parent: dict[str, str] = {}
         self.members: dict[str, list[Spelling]] = {}
+        self.names: dict[str, list[Spelling]] = {}
+        self.spelled: dict[str, Spelling] = {}
 
-    def add(self, node: str, written: Spelling) -> None:
+    def add(self, node: str, written: Spelling, name: bool) -> None:
         if node not in self.parent:
             self.parent[node] = node
-            self.members[node] = []
+            self.members[node], self.names[node] = [], []
+            self.spelled[node] = written
         root = self.find(node)
-        if all(known.text != written.text for known in self.members[root]):
-            self.members[root].append(written)
+        for kept in (self.members[root], *([self.names[root]] if name else [])):
+            if all(known.text != written.text for known in kept):
+                kept.append(written)
 
     def find(self, node: str) -> str:
         while self.parent[node] != node:
@@ -152,12 +161,14 @@ class _Groups:
         first, second = self.find(one), self.find(other)
         if first == second:
             return True
-        if any(conflict(a, b) for a in self.members[first] for b in self.members[second]):
+        if conflict(self.spelled[one], self.spelled[other]) or any(
+                conflict(a, b) for a in self.names[first] for b in self.names[second]):
             return False
         if len(self.members[first]) < len(self.members[second]):
             first, second = second, first
         self.parent[second] = first
         self.members[first].extend(self.members.pop(second))
+        self.names[first].extend(self.names.pop(second))
         return True
 
 
@@ -171,9 +182,9 @@ def resolve(mentions: Sequence[tuple[str, Sequence[str], str]], known_ids: Mappi
     shared = {s.key for spellings in written for s in spellings if s.distinctive and s.key}
     nodes = [[_node(s, mention[2], shared) for s in spellings] for spellings, mention in zip(written, mentions)]
     groups = _Groups()
-    for spellings, mention_nodes in zip(written, nodes):
-        for s, node in zip(spellings, mention_nodes):
-            groups.add(node, s)
+    for mention, (spellings, mention_nodes) in enumerate(zip(written, nodes)):
+        for position, (s, node) in enumerate(zip(spellings, mention_nodes)):
+            groups.add(node, s, position == 0 and s.text == mentions[mention][0])
     _join_records(groups, written, nodes)
     _join_known(groups, known_ids or {})
     _join_typing_slips(groups)
@@ -187,7 +198,12 @@ def _node(written: Spelling, paper: str, shared: set[str]) -> str:
 
 def _shortening(written: Spelling, spellings: Sequence[Spelling]) -> bool:
     """A name whose words are some of another name of the same record ("Yelp" beside "Yelp Review Polarity")."""
-    return any(set(written.tokens) < set(other.tokens) for other in spellings)
+    words = _words(written)
+    return any(words < _words(other) for other in spellings)
+
+
+def _words(written: Spelling) -> set[str]:
+    return set(written.tokens) - FUNCTION_WORDS
 
 
 def _short(written: Spelling, spellings: Sequence[Spelling]) -> bool:
@@ -199,8 +215,8 @@ def _spelled_out(short: Spelling, full: Spelling) -> str | None:
     shortening of it that say which data (not "test", "training", "the"); None when it says nothing more."""
     if short.acronym and not full.acronym:
         return expansion(short.text, full.text)
-    extra = set(full.tokens) - set(short.tokens) - GENERIC_MODIFIERS - FUNCTION_WORDS
-    return " ".join(sorted(extra)) if set(short.tokens) < set(full.tokens) and extra else None
+    extra = _words(full) - _words(short) - GENERIC_MODIFIERS
+    return " ".join(sorted(extra)) if _words(short) < _words(full) and extra else None
 
 
 def _join_records(groups: _Groups, written: list[list[Spelling]], nodes: list[list[str]]) -> None:

@@ -19,12 +19,15 @@ if TYPE_CHECKING:
     from dsminer.document.pdf import ParsedPaper
     from dsminer.evaluation.gold import GoldPaper
 
-MODULES = ("names", "candidates", "selection")
+MODULES = ("names", "candidates", "selection", "resolution")
 GOLD_HELP = ("names: sentence-level gold, e.g. ../shared/eval/heddes2021/ner_dataset_recognition_sentences.json.gz; "
              "candidates: SciREX documents (a folder of .json files or a .jsonl file), e.g. "
              "../shared/eval/scirex-text/dev.jsonl; selection: a gold JSONL file with its PDFs in pdfs/ beside it, "
              "optionally with a range of its lines (FILE:1-29), once per corpus, e.g. "
-             "../shared/eval/scirex-pdf/gold.jsonl:1-29 and ../shared/eval/fields-dev/gold.jsonl.")
+             "../shared/eval/scirex-pdf/gold.jsonl:1-29 and ../shared/eval/fields-dev/gold.jsonl; resolution: "
+             "SciREX documents or gold files, once per source, e.g. ../shared/eval/scirex-text/train_docs, "
+             "../shared/eval/scirex-text/dev.jsonl, ../shared/eval/scirex-pdf/gold.jsonl:1-29, "
+             "../shared/eval/fields-dev/gold.jsonl.")
 
 
 def register(app: typer.Typer) -> None:
@@ -36,7 +39,8 @@ def eval_module(
     module: Annotated[str, typer.Argument(help="The step to score: names (the model's dataset-name step), candidates "
                                                "(the model-free candidate finder and names context) or selection "
                                                "(the model-free selection, given the gold datasets as the names "
-                                               "step's answer).")],
+                                               "step's answer) or resolution (the catalogue's entity resolution on "
+                                               "pairs of mentions labelled same or different dataset).")],
     gold: Annotated[list[str], typer.Option("--gold", help=GOLD_HELP)],
     n: Annotated[int, typer.Option("--n", min=1, help="Sentences to sample (names) or documents to read (candidates).")] = 50,
     seed: Annotated[int, typer.Option("--seed", help="Sampling seed (names).")] = 0,
@@ -55,17 +59,19 @@ def eval_module(
     on sentence-level gold; the share of SciREX documents' salient datasets that the candidate finder offers
     and the names context holds (no model); or the share of the used and created gold datasets a paper writes
     that the selection keeps when the names step answers exactly those, per corpus and per drop reason (no
-    model)."""
+    model); or the catalogue's pairwise resolution precision and recall per source (no model)."""
     with user_errors():
         if module not in MODULES:
             raise ConfigError(f"unknown module {module!r} (available: {', '.join(MODULES)})")
-        if module != "selection" and len(gold) != 1:
+        if module not in ("selection", "resolution") and len(gold) != 1:
             raise ConfigError(f"eval-module {module} reads one --gold")
         settings = load_settings(config, tracking_uri=tracking_uri, backend=backend_flags(None, api_base, model))
         if module == "names":
             scores = run_module_eval(settings, Path(gold[0]), n, seed)
         elif module == "candidates":
             scores = run_candidate_eval(settings, Path(gold[0]), n, excluded_documents(exclude or []))
+        elif module == "resolution":
+            scores = run_resolution_eval(settings, gold, out)
         else:
             scores = run_selection_eval(settings, gold, out, run)
     typer.echo(" ".join(f"{k}={v}" for k, v in scores.items()))
@@ -118,6 +124,36 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps({"metrics": metrics, "dropped": drops}, indent=1), encoding="utf-8")
+    return metrics
+
+
+def run_resolution_eval(settings: Settings, specs: list[str], out: Path | None) -> dict[str, float]:
+    """Pairwise resolution scores per source and, with several, over all of them pooled ("all"), with the records'
+    aliases and with names only."""
+    import mlflow
+
+    from dsminer import tracking
+    from dsminer.evaluation.resolution import pair_scores, read_labelled
+
+    metrics: dict[str, float] = {}
+    wrong: dict[str, list[dict[str, str]]] = {}
+    sources = [read_labelled(spec) for spec in specs]
+    if len(sources) > 1:
+        sources.append(("all", [mention for _, mentions in sources for mention in mentions]))
+    for label, mentions in sources:
+        wrong[label] = []
+        metrics.update({f"{label}.{key}": value for key, value in pair_scores(mentions, True, wrong[label]).items()})
+        metrics.update({f"{label}.names_only.{key}": value
+                        for key, value in pair_scores(mentions, False).items() if key in ("precision", "recall")})
+    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
+    with mlflow.start_run(run_name=f"eval-module-resolution-{len(specs)}", experiment_id=experiment_id,
+                          tags={"kind": "module-eval", "module": "resolution"}):
+        mlflow.log_params({"module": "resolution", "gold": " ".join(specs)})
+        mlflow.log_metrics({re.sub(r"[^\w\-. /]", "_", key): value for key, value in metrics.items()})
+        mlflow.log_dict({"metrics": metrics, "wrong_pairs": wrong}, "resolution.json")
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"metrics": metrics, "wrong_pairs": wrong}, indent=1), encoding="utf-8")
     return metrics
 
 

@@ -10,8 +10,9 @@ papers, the same dataset or not. Three sources:
   leaderboard, a dataset with a setting ("CIFAR-10 (4000 Labels)", "Set14 - 4x upscaling", "Cityscapes
   Labels-to-Photo"), and two PwC names are one dataset when one's words begin the other's. A name a paper gives
   two of its salient datasets ("Atari" for two games) is left out: no label can be given to it.
-- a gold file whose datasets carry `pwc_id` (`scirex-pdf/gold.jsonl`): the same, from the gold's names, with
-  the aliases that share a word with the name or abbreviate it.
+- a gold file whose datasets carry `pwc_id` (`scirex-pdf/gold.jsonl`): the same, from the names the paper writes
+  (the gold's aliases, by their count in `material_mentions`; its `name` is the PwC name), with as aliases the
+  others that share a word with that name or abbreviate it.
 - a gold file without (`fields-dev`): each dataset once with its name and aliases, as the paper that defines
   them, and once per alias alone, as a paper that writes only that spelling; labelled by the gold name's key, so
   two papers' datasets of one name are one dataset.
@@ -120,9 +121,11 @@ def gold_mentions(rows: Iterable[dict]) -> list[LabelledMention]:
     found: list[LabelledMention] = []
     for row in rows:
         paper, mentions = row["file"], []
+        written = row.get("material_mentions") or {}
         for dataset in row["datasets"]:
-            forms = Counter({dataset["name"]: 2, **{alias: 1 for alias in dataset.get("aliases", [])}})
             if dataset.get("pwc_id"):
+                forms = Counter({alias: written.get(alias, 1) for alias in dataset.get("aliases", [])})
+                forms = forms if any(spelling(form).distinctive for form in forms) else Counter([dataset["name"]])
                 mentions.append(_mention_for(paper, forms, f"pwc:{dataset['pwc_id']}"))
                 continue
             label = spelling(dataset["name"]).key
