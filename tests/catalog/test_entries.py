@@ -71,6 +71,13 @@ def test_a_name_two_catalogue_entries_share_is_no_known_id():
     assert known["mothsa"] == KnownDataset("hf:a/MothsA", "Moth Set", None)
 
 
+def test_a_paper_with_two_records_of_one_entry_counts_once_with_its_strongest_role():
+    catalog = build_catalog(mention_rows([record("a.pdf", "Marsupial Sound Dataset", aliases=["MSD"], role="mentioned"),
+                                          record("a.pdf", "MSD", role="created")], "s0"))
+    row = entry(catalog, "Marsupial Sound Dataset")
+    assert (row["papers"], row["mentions"], row["created"], row["mentioned"]) == (1, 2, 1, 0)
+
+
 def test_a_record_in_two_runs_counts_once():
     records = [record("a.pdf", "Quokka Reads")]
     catalog = build_catalog(mention_rows(records, "s0") + mention_rows(records, "s1a"))

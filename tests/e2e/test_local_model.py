@@ -36,10 +36,17 @@ def test_s0_on_the_local_model_writes_records_and_an_mlflow_run(tmp_path, monkey
     artifacts = {item.path for item in mlflow.MlflowClient(uri).list_artifacts(run.info.run_id)}
     assert {"results.jsonl", "manifest.json", "events.jsonl", "papers.jsonl"} <= artifacts
 
+    built = CliRunner().invoke(app, ["catalog", "build", "run", "--out", "catalog", "--tracking-uri", uri])
+    assert built.exit_code == 0, built.output
+    top = CliRunner().invoke(app, ["catalog", "top"])
+    assert top.exit_code == 0 and records[0].name in top.output
+
     gold = write_sample_gold(tmp_path / "gold.jsonl")
-    result = CliRunner().invoke(app, ["report", "run", "--gold", str(gold), "--tracking-uri", uri])
+    result = CliRunner().invoke(app, ["report", "run", "--gold", str(gold), "--catalog", "catalog",
+                                      "--tracking-uri", uri])
     assert result.exit_code == 0, result.output
     page = (tmp_path / "run/report/index.html").read_text()
     assert '"mark": "correct"' in page and "data:image/jpeg;base64," in page
+    assert f'"paper_records": [{{"paper": "{papers[0].name}"' in page
     logged = mlflow.MlflowClient(uri).list_artifacts(run.info.run_id, "report")
     assert [item.path for item in logged] == ["report/index.html"]

@@ -17,7 +17,7 @@ def update_catalog(directory: Path, runs: Sequence[tuple[str, Sequence[DatasetRe
     any, and write the result there. A record already catalogued (the same paper and name) is replaced by the
     newer run's and keeps its entry."""
     earlier = read_catalog(directory) if is_catalog(directory) else None
-    old_rows = mention_records(earlier) if earlier is not None else []
+    old_rows = mention_records(directory) if earlier is not None else []
     old_entry = {row["mention_id"]: row["entry_id"] for row in old_rows}
     new_rows = [row for label, records in runs for row in mention_rows(records, label)]
     for row in new_rows:

@@ -20,6 +20,7 @@ from dsminer.catalog.known import KnownDataset
 from dsminer.catalog.resolution import Resolution, resolve, spelling
 from dsminer.schema import DatasetRecord
 
+_ROLE_RANK = {"mentioned": 1, "used": 2, "created": 3}
 COUNT_COLUMNS = ("papers", "mentions", "used", "created", "mentioned", "links", "count")
 LIST_COLUMNS = ("aliases", "fields", "platforms", "merged_ids")
 MENTION_COLUMNS = ("mention_id", "entry_id", "paper", "title", "year", "venue", "paper_url", "name", "aliases",
@@ -95,24 +96,20 @@ def catalog_table(rows: Sequence[Mapping] | pd.DataFrame, columns: Sequence[str]
     """A catalogue table: counts as integers, lists as lists, text as str or None (never NaN)."""
     frame = pd.DataFrame(rows, columns=list(columns))
     for column in frame.columns:
-        values = frame[column].tolist()
         if column in COUNT_COLUMNS:
-            frame[column] = pd.Series(values, index=frame.index, dtype="int64")
+            frame[column] = frame[column].astype("int64")
         elif column in LIST_COLUMNS:
-            frame[column] = pd.Series([list(value) if _is_list(value) else [] for value in values], index=frame.index,
-                                      dtype=object)
+            frame[column] = pd.Series([value if isinstance(value, list) else list(value) if _is_list(value) else []
+                                       for value in frame[column].tolist()], index=frame.index, dtype=object)
         else:
-            frame[column] = pd.Series([None if _missing(value) else value for value in values], index=frame.index,
-                                      dtype=object)
+            values = frame[column].astype(object)
+            values[values.isna()] = None
+            frame[column] = values
     return frame
 
 
 def _is_list(value: object) -> bool:
-    return isinstance(value, (list, tuple)) or hasattr(value, "tolist")
-
-
-def _missing(value: object) -> bool:
-    return value is None or (isinstance(value, float) and value != value)
+    return isinstance(value, tuple) or hasattr(value, "tolist")
 
 
 def _entry_ids(resolution: Resolution, rows: list[dict]) -> tuple[list[str], list[list[str]]]:
@@ -164,9 +161,11 @@ def _links(entry_id: str, members: Sequence[Mapping], found: KnownDataset | None
 
 
 def _entry(entry_id: str, members: Sequence[Mapping], found: KnownDataset | None, links: list[dict]) -> dict:
-    papers = {row["paper"]: row for row in members}
+    papers: dict[str, Mapping] = {}
+    for row in sorted(members, key=lambda row: _ROLE_RANK.get(row["role"], 0)):
+        papers[row["paper"]] = row  # a paper's role for the entry: the strongest of its records'
     roles = Counter(row["role"] or "unknown" for row in papers.values())
-    years = Counter(int(row["year"]) for row in papers.values() if row["year"] is not None and row["year"] == row["year"])
+    years = Counter(int(row["year"]) for row in papers.values() if row["year"] is not None)
     platforms = Counter(row["platform"] for row in members if row["platform"] not in (None, "unspecified"))
     return {
         "entry_id": entry_id, "name": _canonical(members), "papers": len(papers), "mentions": len(members),

@@ -22,6 +22,7 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import extract
@@ -61,8 +62,10 @@ class Spelling:
     acronym: bool
 
 
+@lru_cache(maxsize=1 << 16)
 def spelling(name: str) -> Spelling:
-    """Read one written name: its key, numbers, word tokens, and whether it may join papers."""
+    """Read one written name: its key, numbers, word tokens, and whether it may join papers (cached: a corpus
+    writes the same names over and over)."""
     text = re.sub(r"\s+(['\u2019]s)\b", r"\1", name.strip())  # "AG 's News", as some text extraction writes it
     text = _DATA_START.sub("", _SPLIT_END.sub("", _OWNER_ID.sub(r"\1", text))) or name.strip()
     text = _SHORT_YEAR.sub(lambda match: " " + ("20" if int(match[1]) < 50 else "19") + match[1], text)

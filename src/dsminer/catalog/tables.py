@@ -49,10 +49,9 @@ def read_catalog(directory: Path) -> Catalog:
     return Catalog(**{name: catalog_table(frame, frame.columns) for name, frame in frames.items()})
 
 
-def mention_records(catalog: Catalog) -> list[dict]:
-    """The catalogue's mention rows as dicts (a missing number as None), ready to be resolved again."""
-    rows = catalog.mentions.to_dict("records")
-    for row in rows:
-        for column in ("year", "page"):
-            row[column] = None if pd.isna(row[column]) else int(row[column])
-    return rows
+def mention_records(directory: Path) -> list[dict]:
+    """The catalogue's mention rows as dicts (lists as lists, a missing value as None), ready to be resolved
+    again; read with pyarrow, which gives Python values without a pandas round trip."""
+    import pyarrow.parquet as pq
+
+    return pq.read_table(Path(directory) / "mentions.parquet").to_pylist()

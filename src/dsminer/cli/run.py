@@ -139,7 +139,11 @@ def demo(
     config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file.")] = None,
 ) -> None:
     """Run S0 with the local model on three bundled synthetic papers (a fresh run each time), then write the
-    run's HTML report with the sample papers' datasets as gold."""
+    run's corpus catalogue and its HTML report (records and catalogue views) with the sample papers' datasets as
+    gold."""
+    from dsminer.catalog.build import update_catalog
+    from dsminer.catalog.known import load_known
+    from dsminer.catalog.tracking import log_catalog
     from dsminer.config import DEFAULT_TRACKING_URI
     from dsminer.demo import write_sample_gold, write_sample_papers
     from dsminer.evaluation import mlflow_log
@@ -155,10 +159,15 @@ def demo(
         settings = load_settings(config, condition="s0", out_dir=run_dir, backend={"kind": "local"})
         outcome = execute(settings, sample_dir)
         gold = load_gold(write_sample_gold(out / "sample-gold.jsonl"))
-        built = build_report([read_run_dir(outcome.out_dir, outcome.run_id)], outcome.out_dir / "report", gold)
+        run = read_run_dir(outcome.out_dir, outcome.run_id)
+        catalog_dir = outcome.out_dir / "catalog"
+        catalog = update_catalog(catalog_dir, [(run.label, run.records)], load_known(settings.catalog_dir))
+        built = build_report([run], outcome.out_dir / "report", gold, catalog=catalog)
+        uri = settings.tracking_uri or DEFAULT_TRACKING_URI
         if outcome.run_id:
-            uri = settings.tracking_uri or DEFAULT_TRACKING_URI
             mlflow_log.log_dir(outcome.run_id, outcome.out_dir / "report", uri, "report")
+            log_catalog(catalog, catalog_dir, uri, {"runs": str(outcome.out_dir)})
+    typer.echo(f"catalogue: {catalog_dir} ({len(catalog.entries)} entries; dsminer catalog top --catalog {catalog_dir})")
     typer.echo(f"report: {built['index']} (open it in a browser; also in the MLflow run's artifacts)")
     report(outcome)
     typer.echo("see the run in the MLflow UI: make mlflow-ui, then open http://127.0.0.1:5000")
