@@ -67,7 +67,8 @@ def test_write_comparison_files(runs, tmp_path):
     written = write_comparison(compare_runs(runs, GOLD), tmp_path / "out")
     names = sorted(path.name for path in written)
     assert names == ["comparison.csv", "comparison.md", "datasets_per_paper.png", "link_rate.png", "overlap.md",
-                     "recall.png", "records.png"]
+                     "paired.png", "recall.png", "records.png"]
+    assert "## Paired differences" in (tmp_path / "out" / "comparison.md").read_text(encoding="utf-8")
     for path in written:
         if path.suffix == ".png":
             assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

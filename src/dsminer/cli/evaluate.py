@@ -24,6 +24,7 @@ from dsminer.evaluation.compare import (
     comparison_metrics,
     markdown_table,
     overlap_frame,
+    paired_markdown,
     write_comparison,
 )
 from dsminer.evaluation.errors import context_coverage, error_counts, error_rows, errors_markdown
@@ -78,6 +79,8 @@ def _print_comparison(comparison: Comparison, target: Path) -> None:
     typer.echo(markdown_table(comparison.table.drop(columns=["condition", "run_id"]).T, "metric"))
     typer.echo("")
     typer.echo(markdown_table(overlap_frame(comparison).set_index("a"), "a"))
+    if comparison.paired:
+        typer.echo("\n" + paired_markdown(comparison))
     typer.echo(f"\nwrote {target}")
 
 

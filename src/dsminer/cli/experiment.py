@@ -99,7 +99,13 @@ def compare_experiment(folder: Path, conditions: list[str], gold: Path | None, p
     import mlflow
 
     from dsminer.evaluation import mlflow_log
-    from dsminer.evaluation.compare import compare_runs, comparison_metrics, markdown_table, write_comparison
+    from dsminer.evaluation.compare import (
+        compare_runs,
+        comparison_metrics,
+        markdown_table,
+        paired_markdown,
+        write_comparison,
+    )
     from dsminer.evaluation.gold import load_gold, score_run
     from dsminer.evaluation.report import build_report
     from dsminer.evaluation.runs import assign_labels, read_run_dir
@@ -119,6 +125,7 @@ def compare_experiment(folder: Path, conditions: list[str], gold: Path | None, p
     report = build_report(runs, folder / "report", gold_papers)["index"]
     mlflow.log_artifacts(str(report.parent), artifact_path="report")
     table = markdown_table(comparison.table.drop(columns=["condition", "run_id"]).T, "metric")
+    table += "\n\n" + paired_markdown(comparison) if comparison.paired else ""
     return (f"{table}\n\nwrote {folder / 'comparison'} and the report {report} "
             f"(MLflow parent run {parent_id})")
 

@@ -10,9 +10,11 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dsminer.evaluation.gold import GoldPaper, GoldScores, score_run, title_key
+from dsminer.evaluation.paired import Agreement, agreement, paired_differences, per_paper
 from dsminer.evaluation.runs import RunData, assign_labels, paper_file
 from dsminer.evaluation.summary import HEADLINE_EVENTS, summarize_run
 from dsminer.schema import DatasetRecord, normalize_name
@@ -55,17 +57,27 @@ class Comparison:
     table: pd.DataFrame
     overlaps: list[Overlap]
     scores: dict[str, GoldScores] = field(default_factory=dict)
+    baseline: str = ""
+    paired: dict[str, pd.DataFrame] = field(default_factory=dict)
+    agreements: dict[str, Agreement] = field(default_factory=dict)
 
 
 def compare_runs(runs: list[RunData], gold: list[GoldPaper] | None = None) -> Comparison:
-    """Build the metrics table (indexed by run label) and the pairwise overlaps of the runs."""
+    """Build the metrics table (indexed by run label), the pairwise overlaps of the runs, and each run's paired
+    differences from the baseline (the `s0` run, else the first) with their intervals."""
     assign_labels(runs)
     scores = {run.label: score_run(run, gold) for run in runs} if gold else {}
     rows = [_table_row(run, scores.get(run.label)) for run in runs]
     table = pd.DataFrame(rows).set_index("label")
     pairs = paper_pairs(runs)
     overlaps = [_overlap(a.label, b.label, pairs[a.label], pairs[b.label]) for a, b in combinations(runs, 2)]
-    return Comparison(table=table, overlaps=overlaps, scores=scores)
+    base = next((run for run in runs if run.condition == "s0"), runs[0])
+    frames = {run.label: per_paper(run, gold) for run in runs}
+    others = [run for run in runs if run is not base]
+    paired = {run.label: paired_differences(frames[base.label], frames[run.label]) for run in others}
+    agreements = {run.label: agreement(base, run, gold) for run in others} if gold else {}
+    return Comparison(table=table, overlaps=overlaps, scores=scores, baseline=base.label, paired=paired,
+                      agreements=agreements)
 
 
 def _table_row(run: RunData, scores: GoldScores | None) -> dict[str, Any]:
@@ -139,7 +151,29 @@ def comparison_metrics(comparison: Comparison) -> dict[str, float]:
     numeric = comparison.table.select_dtypes("number")
     for label, row in numeric.iterrows():
         metrics.update({f"{label}.{key}": float(value) for key, value in row.items() if not pd.isna(value)})
+    for label, frame in comparison.paired.items():
+        for measure, row in frame.iterrows():
+            metrics.update({f"paired.{label}.{measure}.{key}": float(row[key]) for key in ("difference", "low", "high")
+                            if not pd.isna(row[key])})
+    for label, found in comparison.agreements.items():
+        metrics.update({f"mcnemar.{label}.{key}": float(value) for key, value in vars(found).items()})
     return metrics
+
+
+def paired_markdown(comparison: Comparison) -> str:
+    """Each run against the baseline: the measures with their difference and 95% interval, then the gold
+    datasets only one of the two found, with McNemar's p-value."""
+    parts = []
+    for label, frame in comparison.paired.items():
+        shown = frame.assign(interval=[f"[{low:+.3f}, {high:+.3f}]" for low, high in zip(frame["low"], frame["high"])])
+        parts.append(f"### {label} against {comparison.baseline} ({int(frame['papers'].max())} papers both read)\n\n"
+                     + markdown_table(shown[["baseline", "run", "difference", "interval"]], "measure"))
+        if label in comparison.agreements:
+            found = comparison.agreements[label]
+            parts.append(f"gold datasets found only by {label}: {found.gained}, only by {comparison.baseline}: "
+                         f"{found.lost}, by both: {found.both}, by neither: {found.neither}; McNemar exact p = "
+                         f"{found.p_value:.3f}")
+    return "\n\n".join(parts)
 
 
 def write_comparison(comparison: Comparison, out_dir: Path) -> list[Path]:
@@ -148,7 +182,8 @@ def write_comparison(comparison: Comparison, out_dir: Path) -> list[Path]:
     side_by_side = comparison.table.drop(columns=["condition", "run_id"]).T
     md = out_dir / "comparison.md"
     md.write_text("# Run comparison\n\n" + markdown_table(side_by_side, "metric") + "\n\n## Overlap\n\n"
-                  + markdown_table(overlap_frame(comparison).set_index("a"), "a") + "\n", encoding="utf-8")
+                  + markdown_table(overlap_frame(comparison).set_index("a"), "a") + "\n\n## Paired differences\n\n"
+                  + paired_markdown(comparison) + "\n", encoding="utf-8")
     csv = out_dir / "comparison.csv"
     comparison.table.to_csv(csv)
     overlap_md = out_dir / "overlap.md"
@@ -157,6 +192,8 @@ def write_comparison(comparison: Comparison, out_dir: Path) -> list[Path]:
     for name, (column, title, is_share) in PLOTS.items():
         if column in comparison.table.columns:
             written.append(_bar_plot(comparison.table[column], title, out_dir / f"{name}.png", is_share))
+    if comparison.paired:
+        written.append(_interval_plot(comparison, out_dir / "paired.png"))
     logger.info("wrote %d comparison files to %s", len(written), out_dir)
     return written
 
@@ -202,4 +239,29 @@ def _bar_plot(values: pd.Series, title: str, path: Path, is_share: bool) -> Path
     if is_share:
         axes.set_ylim(0, 1)
     figure.savefig(path, dpi=100)
+    return path
+
+
+def _interval_plot(comparison: Comparison, path: Path) -> Path:
+    """Each run's difference from the baseline with its 95% interval, one panel per measure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    measures = list(next(iter(comparison.paired.values())).index)
+    figure, axes = plt.subplots(1, len(measures), figsize=(2.6 * len(measures), 0.6 + 0.5 * len(comparison.paired)))
+    for axis, measure in zip(np.atleast_1d(axes), measures):
+        labels = list(comparison.paired)
+        rows = [comparison.paired[label].loc[measure] for label in labels]
+        centre = [row["difference"] for row in rows]
+        errors = [[c - row["low"] for c, row in zip(centre, rows)], [row["high"] - c for c, row in zip(centre, rows)]]
+        axis.errorbar(centre, range(len(labels)), xerr=np.nan_to_num(errors), fmt="o", capsize=3)
+        axis.axvline(0, color="grey", linewidth=0.8)
+        axis.set_yticks(range(len(labels)), labels if axis is np.atleast_1d(axes)[0] else [""] * len(labels))
+        axis.set_title(measure, fontsize=9)
+    figure.suptitle(f"difference from {comparison.baseline} (95% bootstrap interval)", fontsize=10)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
     return path
