@@ -1,4 +1,4 @@
-"""`dsminer corpus ...`: build a paper corpus, for now by downloading a NeurIPS year."""
+"""`dsminer corpus ...`: build a paper corpus: download a NeurIPS year, or fetch the PDFs a manifest names."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from dsminer.cli.errors import user_errors
+from dsminer.corpus.manifest import fetch_manifest, read_manifest
 from dsminer.corpus.neurips import DEFAULT_BASE_URL, DownloadReport, download_neurips
 from dsminer.errors import CorpusError
 
@@ -37,6 +38,31 @@ def download(
         )
     print_report(report, out)
     if report.failed and not (report.downloaded or report.skipped):
+        raise typer.Exit(code=1)
+
+
+@corpus_app.command("manifest")
+def manifest(
+    gold: Annotated[Path, typer.Argument(dir_okay=False, help="A manifest or gold JSONL file: file, source_repo, "
+                                                             "source_commit, source_path, sha256 per line.")],
+    out: Annotated[Path, typer.Option("--out", file_okay=False, help="Folder for pdfs/ and the gold file.")],
+    clones: Annotated[Path | None, typer.Option(
+        "--clones", file_okay=False, help="Folder of local clones (owner/name or owner+name) to read the PDFs "
+                                          "from instead of downloading them from GitHub.")] = None,
+) -> None:
+    """Fetch the PDFs a manifest names into OUT/pdfs, each checked against its SHA-256, and copy the file to
+    OUT/gold.jsonl, so OUT is a corpus `dsminer run` and `--gold` read; rerun to resume."""
+    with user_errors():
+        if not gold.is_file():
+            raise CorpusError(f"manifest not found: {gold}")
+        entries = read_manifest(gold)
+        report = fetch_manifest(entries, out / "pdfs", clones)
+        (out / "gold.jsonl").write_text(gold.read_text(encoding="utf-8"), encoding="utf-8")
+    typer.echo(f"{out}: {len(report.fetched)} fetched, {len(report.skipped)} already there, "
+               f"{len(report.failed)} failed")
+    for file, reason in report.failed:
+        typer.echo(f"failed: {file}: {reason}", err=True)
+    if report.failed:
         raise typer.Exit(code=1)
 
 
