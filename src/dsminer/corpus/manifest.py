@@ -5,7 +5,6 @@ keeps the manifest and the gold, never the PDFs."""
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import shutil
 import subprocess
@@ -15,6 +14,7 @@ from urllib.parse import quote
 
 from dsminer.corpus.http_client import PoliteClient
 from dsminer.errors import CorpusError, FetchError, MetadataFileError
+from dsminer.jsonl import iter_json_objects
 
 logger = logging.getLogger(__name__)
 
@@ -47,14 +47,8 @@ def read_manifest(path: Path) -> list[ManifestEntry]:
     """The entries of a manifest or gold file (JSON lines with `file`, `source_repo`, `source_commit`,
     `source_path`, `sha256`); a line without them is an error naming the line."""
     entries = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise MetadataFileError(path, number, f"not JSON: {exc.msg}") from exc
-        missing = [key for key in KEYS if not isinstance(row, dict) or not isinstance(row.get(key), str)]
+    for number, row in iter_json_objects(Path(path), MetadataFileError):
+        missing = [key for key in KEYS if not isinstance(row.get(key), str)]
         if missing:
             raise MetadataFileError(path, number, f"missing {', '.join(missing)}")
         if Path(row["file"]).name != row["file"]:
