@@ -20,6 +20,7 @@ def together(*mentions: tuple[str, list[str], str], known: dict[str, str] | None
     ("Wombatography Archive", "Wombatograhpy Archive"),  # a typing slip in a long name
     ("Quokka Reads", "Quokka Reads test set"),     # a split of it
     ("Emu\u2019s Calls", "Emu 's Calls"),          # a possessive as text extraction may space it
+    ("QRB", "English QRB"),                        # a language before an abbreviation
 ])
 def test_one_dataset_written_two_ways_is_one_entry(one, other):
     assert together((one, [], "a.pdf"), (other, [], "b.pdf")) == [[0, 1]]

@@ -3,7 +3,8 @@
 A mention is a record's name with its aliases (the other names that paper gives the dataset). Two mentions
 are one dataset when, in this order:
 1. their names fold to one key: case, punctuation, spacing, a leading "the", a trailing "dataset", a split
-   ("X test set", "X data"), an "owner/X" id cut to X, a year written "'14" read as 2014;
+   ("X test set", "X data"), a language before an abbreviation ("English PTB"), an "owner/X" id cut to X, a
+   year written "'14" read as 2014;
 2. one record gives both full names;
 3. a known catalogue gives both names one id;
 4. their keys are one typing slip apart (rapidfuzz's Levenshtein distance, on long keys only);
@@ -34,6 +35,7 @@ from dsminer.mentions.lexicon import (
     GENERIC_NAMES,
     LANGUAGE_NAMES,
     LANGUAGE_PAIR,
+    LANGUAGES,
     PLATFORMS,
 )
 from dsminer.schema import normalize_name
@@ -43,6 +45,8 @@ _SHORT_YEAR = re.compile(r"(?<=[A-Za-z])\s?['\u2019]\s?(\d{2})\b")
 _SPLIT_END = re.compile(r"(?:\s+(?:training|train|test|testing|dev|development|validation|val|evaluation))?"
                         r"\s+(?:data ?set|set|split|data|portion)s?$", re.I)
 _DATA_START = re.compile(r"^(?:the\s+)?(?:data ?set|corpus|benchmark)\s+(?=\S)", re.I)
+# A language before an abbreviation names the dataset's part in that language ("English PTB"), not another one.
+_LANGUAGE_BEFORE_ACRONYM = re.compile(rf"^(?:{'|'.join(LANGUAGES)})\s+(?=[A-Z][A-Z0-9-]+\b)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _TOKEN = re.compile(r"\bv\d+(?:\.\d+)*\b|[a-z]+|\d+(?:\.\d+)*[a-z]*", re.I)
 _VERSION_TOKEN = re.compile(r"^(?:v?\d+(?:\.\d+)*[km]?|version|i{1,3}|iv|vi{1,3}|ix)$", re.I)
@@ -69,6 +73,7 @@ def spelling(name: str) -> Spelling:
     text = re.sub(r"\s+(['\u2019]s)\b", r"\1", name.strip())  # "AG 's News", as some text extraction writes it
     text = _DATA_START.sub("", _SPLIT_END.sub("", _OWNER_ID.sub(r"\1", text))) or name.strip()
     text = _SHORT_YEAR.sub(lambda match: " " + ("20" if int(match[1]) < 50 else "19") + match[1], text)
+    text = _LANGUAGE_BEFORE_ACRONYM.sub("", text)
     key = normalize_name(text)
     return Spelling(name, key, tuple(_NUMBER.findall(text)), tuple(token.casefold() for token in _TOKEN.findall(
         _split_letter_digit(DATA_NOUN.sub(" ", text)))), _distinctive(name), bool(_ACRONYM.match(name.strip())))
