@@ -33,22 +33,22 @@ GOLD_FILES = ("eval/scirex-pdf/gold.jsonl", "eval/fields-dev/gold.jsonl")
 WRITTEN = ("{}", "{}", "{}", "the {} dataset", "{} corpus", "{} Dataset", "{} data set")
 
 
-def gold_pool() -> list[dict]:
+def gold_pool(shared: Path) -> list[dict]:
     """Records' parts from the gold files: a name as papers write it (the gold name or an alias), the other
     names, the role and URL."""
     pool = []
     for relative in GOLD_FILES:
-        for line in (SHARED / relative).read_text(encoding="utf-8").splitlines():
+        for line in (shared / relative).read_text(encoding="utf-8").splitlines():
             for dataset in json.loads(line)["datasets"]:
                 names = [dataset["name"], *dataset.get("aliases", [])]
                 pool.append({"names": names, "role": dataset.get("role") or "used", "link": dataset.get("url")})
     return pool
 
 
-def catalogue_pool() -> list[dict]:
+def catalogue_pool(shared: Path) -> list[dict]:
     """Records' parts from the known-dataset catalogues: display names, ids and homepages of real datasets."""
     pool = []
-    for path in sorted((SHARED / "catalogs").glob("*.jsonl")):
+    for path in sorted((shared / "catalogs").glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             names = [name for name in (row.get("pretty_name"), row.get("display"), row.get("hf_id")) if name]
@@ -94,10 +94,13 @@ def main() -> None:
     parser.add_argument("--add", type=int, default=50)
     parser.add_argument("--runs", nargs="*", default=[])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--shared", type=Path, default=SHARED, help="the shared folder of evaluation data")
     parser.add_argument("--tracking-uri", default="sqlite:///mlruns/mlflow.db")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    pool = run_pool(args.runs) if args.runs else gold_pool() + catalogue_pool()
+    if not args.runs and not all((args.shared / relative).is_file() for relative in GOLD_FILES):
+        parser.error(f"no gold files under {args.shared}: give --shared DIR or --runs RUN ...")
+    pool = run_pool(args.runs) if args.runs else gold_pool(args.shared) + catalogue_pool(args.shared)
     base, extra = papers(pool, args.papers, 0, rng), papers(pool, args.add, args.papers, rng)
     folder = Path(tempfile.mkdtemp(prefix="catalog-bench-"))
     try:

@@ -69,14 +69,20 @@ class DatasetRecord(BaseModel):
     evidence: Evidence
 
 
+_LEADING_THE = re.compile(r"^the\s+")
+_TRAILING_DATA_NOUN = re.compile(r"\s+(data ?set|corpus|benchmark)s?$")
+_POSSESSIVE = re.compile(r"(?<=\w)['\u2019]s\b")
+_NOT_NAME_CHARACTER = re.compile(r"[^0-9a-z\u00c0-\u1fff\u2070-\uffff]+")
+
+
 def normalize_name(name: str) -> str:
     """Fold a dataset name for matching: NFKC, lower case, no punctuation (typographic included) or spacing
     differences."""
     folded = unicodedata.normalize("NFKC", name).casefold()
-    folded = re.sub(r"^the\s+", "", folded.strip())
-    folded = re.sub(r"\s+(data ?set|corpus|benchmark)s?$", "", folded)
-    folded = re.sub(r"(?<=\w)['\u2019]s\b", "", folded)  # a possessive: "AG's News" is "AG News"
-    return re.sub(r"[^0-9a-z\u00c0-\u1fff\u2070-\uffff]+", "", folded)  # typographic quotes and dashes go too
+    folded = _LEADING_THE.sub("", folded.strip())
+    folded = _TRAILING_DATA_NOUN.sub("", folded)
+    folded = _POSSESSIVE.sub("", folded)  # a possessive: "AG's News" is "AG News"
+    return _NOT_NAME_CHARACTER.sub("", folded)  # typographic quotes and dashes go too
 
 
 def make_dataset_id(paper_key: str, name: str) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from dsminer.catalog.entries import Catalog, build_catalog, mention_rows
 from dsminer.catalog.known import KnownDataset
-from dsminer.catalog.tables import is_catalog, mention_records, read_catalog, write_catalog
+from dsminer.catalog.tables import is_catalog, mention_records, merged_ids, write_catalog
 from dsminer.schema import DatasetRecord
 
 
@@ -16,14 +16,13 @@ def update_catalog(directory: Path, runs: Sequence[tuple[str, Sequence[DatasetRe
     """Resolve the records of `runs` (label, records) together with the catalogue already in `directory`, if
     any, and write the result there. A record already catalogued (the same paper and name) is replaced by the
     newer run's and keeps its entry."""
-    earlier = read_catalog(directory) if is_catalog(directory) else None
-    old_rows = mention_records(directory) if earlier is not None else []
+    earlier = is_catalog(directory)
+    old_rows = mention_records(directory) if earlier else []
     old_entry = {row["mention_id"]: row["entry_id"] for row in old_rows}
     new_rows = [row for label, records in runs for row in mention_rows(records, label)]
     for row in new_rows:
         row["entry_id"] = old_entry.get(row["mention_id"])
-    merged_before = (dict(zip(earlier.entries["entry_id"], earlier.entries["merged_ids"]))
-                     if earlier is not None and len(earlier.entries) else None)
+    merged_before = merged_ids(directory) if earlier else None
     catalog = build_catalog([*new_rows, *old_rows], known, merged_before)
     write_catalog(catalog, directory)
     return catalog

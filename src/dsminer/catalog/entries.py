@@ -63,9 +63,11 @@ def build_catalog(mentions: Sequence[Mapping], known: Mapping[str, KnownDataset]
     """Resolve the mentions (rows of `mention_rows`, or of an earlier catalogue with their `entry_id`) into
     entries; a mention seen twice (the same paper and name from two runs) counts once, its first row kept.
     `merged_before` gives an earlier catalogue's `merged_ids` per entry, which the entry keeps."""
-    rows = list({row["mention_id"]: dict(row) for row in reversed(list(mentions))}.values())[::-1]
-    for row in rows:
-        row["aliases"], row["fields"] = list(row["aliases"] or []), list(row["fields"] or [])
+    first: dict[str, Mapping] = {}
+    for row in mentions:
+        first.setdefault(row["mention_id"], row)
+    rows = [{**row, "aliases": list(row["aliases"] or []), "fields": list(row["fields"] or [])}
+            for row in first.values()]
     known = known or {}
     resolution = resolve([(row["name"], list(row["aliases"]), row["paper"]) for row in rows],
                          {key: entry.known_id for key, entry in known.items()})

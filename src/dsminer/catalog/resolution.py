@@ -51,6 +51,12 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _TOKEN = re.compile(r"\bv\d+(?:\.\d+)*\b|[a-z]+|\d+(?:\.\d+)*[a-z]*", re.I)
 _VERSION_TOKEN = re.compile(r"^(?:v?\d+(?:\.\d+)*[km]?|version|i{1,3}|iv|vi{1,3}|ix)$", re.I)
 _ACRONYM = re.compile(r"^(?=(?:\S*[A-Z]){2})[A-Za-z0-9&.\-]{2,10}$")
+_CAPITAL_OR_DIGIT = re.compile(r"[A-Z0-9]")
+_LETTER = re.compile(r"[^\W\d_]")
+_NOT_WORD = re.compile(r"[^\w]+")
+_LETTER_THEN_DIGIT = re.compile(r"(?<=[A-Za-z])(?<!\b[vV])(?=\d)")
+_SPACED_POSSESSIVE = re.compile(r"\s+(['\u2019]s)\b")
+_PLAIN_WORDS = LANGUAGE_NAMES | GENERIC_MODIFIERS | FUNCTION_WORDS
 _FUZZY_MIN_LENGTH = 8  # shorter keys one edit apart are often different names ("MSRA" and "MSRP")
 
 
@@ -65,35 +71,39 @@ class Spelling:
     distinctive: bool
     acronym: bool
 
+    @property
+    def words(self) -> frozenset[str]:
+        """Its tokens less function words, for comparing names word by word."""
+        return _words_of(self.tokens)
+
 
 @lru_cache(maxsize=1 << 16)
 def spelling(name: str) -> Spelling:
     """Read one written name: its key, numbers, word tokens, and whether it may join papers (cached: a corpus
     writes the same names over and over)."""
-    text = re.sub(r"\s+(['\u2019]s)\b", r"\1", name.strip())  # "AG 's News", as some text extraction writes it
+    text = _SPACED_POSSESSIVE.sub(r"\1", name.strip())  # "AG 's News", as some text extraction writes it
     text = _DATA_START.sub("", _SPLIT_END.sub("", _OWNER_ID.sub(r"\1", text))) or name.strip()
     text = _SHORT_YEAR.sub(lambda match: " " + ("20" if int(match[1]) < 50 else "19") + match[1], text)
     text = _LANGUAGE_BEFORE_ACRONYM.sub("", text)
     key = normalize_name(text)
     return Spelling(name, key, tuple(_NUMBER.findall(text)), tuple(token.casefold() for token in _TOKEN.findall(
-        _split_letter_digit(DATA_NOUN.sub(" ", text)))), _distinctive(name), bool(_ACRONYM.match(name.strip())))
+        _split_letter_digit(DATA_NOUN.sub(" ", text)))), _distinctive(name, key), bool(_ACRONYM.match(name.strip())))
 
 
 def _split_letter_digit(text: str) -> str:
-    return re.sub(r"(?<=[A-Za-z])(?<!\b[vV])(?=\d)", " ", text)
+    return _LETTER_THEN_DIGIT.sub(" ", text)
 
 
-def _distinctive(name: str) -> bool:
-    """A name that says which dataset on its own: a capital or a digit, a letter, and not only generic words,
-    languages, a language pair or a platform."""
-    if not re.search(r"[A-Z0-9]", name) or not re.search(r"[^\W\d_]", name) or LANGUAGE_PAIR.match(name.strip()):
+def _distinctive(name: str, key: str) -> bool:
+    """A name (with its key) that says which dataset on its own: a capital or a digit, a letter, and not only
+    generic words, languages, a language pair or a platform."""
+    if not _CAPITAL_OR_DIGIT.search(name) or not _LETTER.search(name) or LANGUAGE_PAIR.match(name.strip()):
         return False
     folded = name.casefold().strip()
-    if folded in GENERIC_NAMES or normalize_name(name) in PLATFORMS:
+    if folded in GENERIC_NAMES or key in PLATFORMS:
         return False
-    words = [word for word in re.split(r"[^\w]+", DATA_NOUN.sub(" ", folded)) if word]
-    plain = LANGUAGE_NAMES | GENERIC_MODIFIERS | FUNCTION_WORDS
-    return bool(words) and not all(word in plain for word in words)
+    words = [word for word in _NOT_WORD.split(DATA_NOUN.sub(" ", folded)) if word]
+    return bool(words) and not all(word in _PLAIN_WORDS for word in words)
 
 
 def variant_of(name: Spelling, base: Spelling) -> bool:
@@ -184,7 +194,21 @@ def resolve(mentions: Sequence[tuple[str, Sequence[str], str]], known_ids: Mappi
             ) -> Resolution:
     """Group mentions, each given as (name, aliases, paper), into datasets by the rules of this module.
 
-    `known_ids` maps a name key to a known catalogue's id for that dataset (rule 3)."""
+    `known_ids` maps a name key to a known catalogue's id for that dataset (rule 3). Mentions written alike are
+    resolved once (a corpus writes the same names over and over); the paper counts only for a plain name."""
+    combos: dict[tuple[str, tuple[str, ...], str], int] = {}
+    combo_of = [combos.setdefault((name, tuple(aliases), "" if spelling(name).distinctive else paper), len(combos))
+                for name, aliases, paper in mentions]
+    resolution = _resolve(list(combos), known_ids)
+    members: list[list[int]] = [[] for _ in combos]
+    for index, combo in enumerate(combo_of):
+        members[combo].append(index)
+    groups = [sorted(index for combo in group for index in members[combo]) for group in resolution.groups]
+    return Resolution(groups, resolution.variant_of, resolution.ambiguous)
+
+
+def _resolve(mentions: Sequence[tuple[str, Sequence[str], str]], known_ids: Mapping[str, str] | None,
+             ) -> Resolution:
     written = [[s for s in (spelling(mention[0]),) if s.key]
                + [s for s in map(spelling, mention[1]) if s.distinctive and s.key] for mention in mentions]
     shared = {s.key for spellings in written for s in spellings if s.distinctive and s.key}
@@ -206,12 +230,13 @@ def _node(written: Spelling, paper: str, shared: set[str]) -> str:
 
 def _shortening(written: Spelling, spellings: Sequence[Spelling]) -> bool:
     """A name whose words are some of another name of the same record ("Yelp" beside "Yelp Review Polarity")."""
-    words = _words(written)
-    return any(words < _words(other) for other in spellings)
+    words = written.words
+    return any(words < other.words for other in spellings)
 
 
-def _words(written: Spelling) -> set[str]:
-    return set(written.tokens) - FUNCTION_WORDS
+@lru_cache(maxsize=1 << 16)
+def _words_of(tokens: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(tokens) - FUNCTION_WORDS
 
 
 def _short(written: Spelling, spellings: Sequence[Spelling]) -> bool:
@@ -223,13 +248,15 @@ def _spelled_out(short: Spelling, full: Spelling) -> str | None:
     shortening of it that say which data (not "test", "training", "the"); None when it says nothing more."""
     if short.acronym and not full.acronym:
         return expansion(short.text, full.text)
-    extra = _words(full) - _words(short) - GENERIC_MODIFIERS
-    return " ".join(sorted(extra)) if _words(short) < _words(full) and extra else None
+    extra = full.words - short.words - GENERIC_MODIFIERS
+    return " ".join(sorted(extra)) if short.words < full.words and extra else None
 
 
 def _join_records(groups: _Groups, written: list[list[Spelling]], nodes: list[list[str]]) -> None:
     """Rule 2 for full names: a record's names that are neither abbreviations nor shortenings are one dataset."""
     for spellings, mention_nodes in zip(written, nodes):
+        if len(spellings) < 2:
+            continue
         full = [node for s, node in zip(spellings, mention_nodes) if not _short(s, spellings)]
         for node in full[1:]:
             groups.union(full[0], node)
@@ -242,7 +269,7 @@ def _join_abbreviations(groups: _Groups, written: list[list[Spelling]], nodes: l
     partners: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
     for spellings, mention_nodes in zip(written, nodes):
         for short, short_node in zip(spellings, mention_nodes):
-            if _short(short, spellings):
+            if len(spellings) > 1 and _short(short, spellings):
                 partners[short_node] += [(node, _spelled_out(short, s)) for s, node in zip(spellings, mention_nodes)
                                          if node != short_node]
     ambiguous: set[str] = set()

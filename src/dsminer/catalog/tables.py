@@ -49,6 +49,14 @@ def read_catalog(directory: Path) -> Catalog:
     return Catalog(**{name: catalog_table(frame, frame.columns) for name, frame in frames.items()})
 
 
+def merged_ids(directory: Path) -> dict[str, list[str]]:
+    """Each entry's `merged_ids`, read alone (without the rest of the catalogue)."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(Path(directory) / "entries.parquet", columns=["entry_id", "merged_ids"]).to_pydict()
+    return {entry: list(ids or []) for entry, ids in zip(table["entry_id"], table["merged_ids"])}
+
+
 def mention_records(directory: Path) -> list[dict]:
     """The catalogue's mention rows as dicts (lists as lists, a missing value as None), ready to be resolved
     again; read with pyarrow, which gives Python values without a pandas round trip."""
