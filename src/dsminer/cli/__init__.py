@@ -39,5 +39,6 @@ evaluate.register(app)
 experiment.register(app)
 eval_module.register(app)
 optimize.register(app)
-app.add_typer(corpus_app, name="corpus", help="Build a corpus: download a conference's papers with metadata.")
+app.add_typer(corpus_app, name="corpus",
+              help="Build a corpus: download a conference's papers with metadata, or fetch the PDFs a manifest names.")
 app.add_typer(catalog_app, name="catalog", help="The corpus catalogue: one entry per dataset across papers and runs.")

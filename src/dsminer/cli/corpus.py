@@ -14,7 +14,8 @@ from dsminer.errors import CorpusError
 
 SUPPORTED_CONFERENCES = ("neurips",)
 
-corpus_app = typer.Typer(help="Build paper corpora: download a conference's proceedings with metadata.")
+corpus_app = typer.Typer(help="Build paper corpora: download a conference's proceedings with metadata, or fetch the "
+                                "PDFs a manifest names.")
 
 
 @corpus_app.command("download")
