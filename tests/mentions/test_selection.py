@@ -106,6 +106,12 @@ def test_selection_filters_merges_ranks_and_caps():
     ("We evaluate on OrcaSet.", "used"),
     ("We release our code; results on OrcaSet follow.", "used"),
     ("Smith et al. introduced OrcaSet.", "used"),
+    ("I constructed a data set of OrcaSet recordings.", "created"),
+    ("OrcaSet is made publicly available at https://example.org.", "created"),
+    ("We collected calls from OrcaSet over two years.", "used"),                 # the source of what was made
+    ("Given the limits of OrcaSet, we have collected data over a year.", "used"),  # the name before the cue
+    ("I construct an unemployment variable using the main OrcaSet.", "used"),
+    ("We present an approach to discover population models for OrcaSet events.", "used"),  # too far from the cue
 ])
 def test_created_stands_only_where_the_paper_says_so(sentence, role):
     from dsminer.mentions.selection import checked_role

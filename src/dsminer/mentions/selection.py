@@ -25,17 +25,26 @@ from dsminer.schema import normalize_name
 
 ROLE_ORDER = {"created": 0, "used": 1, "mentioned": 2}
 _TAIL_WORDS = re.compile(rf"^(.*?[A-Z0-9][^ ]*)((?:\s+[a-z][a-z\-]*)*\s+(?:{DATA_NOUN_WORDS}|data))$")
-# Words around a name that say the paper itself makes or releases the dataset ("we introduce X", "I constructed a data
-# set of X", "our new X corpus", "X is made publicly available", "X can be downloaded at").
-_CREATION_CUE = re.compile(
+# Words that say the paper itself makes or releases a dataset, each read where it says it of the name: "we introduce
+# X", "I constructed a data set of X" (the name after the verb, no source word between), "our new X corpus" (the name
+# beside), "X is made publicly available", "X can be downloaded at" (the name before).
+_CREATING = re.compile(
     r"\b(?:we|I|this paper|this work|this study)\s+(?:\w+\s+){0,2}(?:introduce|release|present|propose|construct|"
-    r"collect|create|build|compile|curate|annotate|crawl|assemble|record|deposit|make available)\w*\b|"
-    rf"\b(?:our|a|the)\s+new(?:ly)?\s+(?:\w+\s+){{0,2}}(?:{DATA_NOUN_WORDS})|"
+    r"collect|create|build|compile|curate|annotate|crawl|assemble|record|deposit|make available)\w*\b",
+    re.I,
+)
+_NEW_DATA = re.compile(rf"\b(?:our|a|the)\s+new(?:ly)?\s+(?:\S+\s+){{0,2}}(?:{DATA_NOUN_WORDS})", re.I)
+_RELEASED = re.compile(
     r"\b(?:make|makes|made)\s+(?:\w+\s+){0,2}(?:publicly\s+|freely\s+|openly\s+)?available|"
     r"\b(?:is|are)\s+(?:publicly\s+|freely\s+|openly\s+)?available\s+(?:in\s+open[- ]access\s+)?(?:at|on|via)\b|"
     r"\bcan\s+be\s+(?:downloaded|accessed)\s+(?:at|via)\b",
     re.I,
 )
+# Between "we collected" and a name, a word that makes the name the source or the tool, not what is made.
+_SOURCE_WORDS = re.compile(r"\b(?:from|using|uses?|with|via|on|based|derived|drawn|for|by|through)\b", re.I)
+_CUE_WORDS = 6  # at most this many words between a creation cue and the name it is said of
+
+
 _VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:v(?:ersion)?\s*)?(?:\d+(?:\.\d+)+|(?:19|20)\d\d)$")
 # A language before a dataset's name names that language's part of it ("English X" of "X").
 _LANGUAGE_PART = re.compile(rf"(?:{'|'.join(LANGUAGES)})\s+(\S.*)$")
@@ -241,12 +250,29 @@ def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDatas
 
 
 def supports_creation(name: str, sentences: Sequence[str]) -> bool:
-    """Whether a clause naming `name` says the paper itself creates or releases it."""
+    """Whether a clause says of `name` that the paper itself creates or releases it."""
     pattern = name_pattern(name)
     if pattern is None:
         return False
     clauses = (clause for sentence in sentences for clause in re.split(r"[;:]", sentence))
-    return any(pattern.search(clause) and _CREATION_CUE.search(clause) for clause in clauses)
+    return any(_says_created(clause, found.start(), found.end()) for clause in clauses
+               for found in pattern.finditer(clause))
+
+
+def _says_created(clause: str, start: int, end: int) -> bool:
+    """Whether a creation cue in `clause` is said of the name at [start, end)."""
+    before, after = clause[:start], clause[end:]
+    cue = next(iter(reversed(list(_CREATING.finditer(before)))), None)
+    if cue is not None:
+        between = before[cue.end():]
+        if len(between.split()) <= _CUE_WORDS and not _SOURCE_WORDS.search(between):
+            return True
+    for new in _NEW_DATA.finditer(clause):
+        gap = clause[new.end():start] if new.end() <= start else clause[end:new.start()] if new.start() >= end else ""
+        if len(gap.split()) <= _CUE_WORDS and not _SOURCE_WORDS.search(gap):
+            return True
+    released = _RELEASED.search(after)
+    return released is not None and len(after[:released.start()].split()) <= _CUE_WORDS + 2
 
 
 def checked_role(name: str, role: str, sentences: Sequence[str]) -> str:
