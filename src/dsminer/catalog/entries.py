@@ -77,13 +77,14 @@ def build_catalog(mentions: Sequence[Mapping], known: Mapping[str, KnownDataset]
         members = [rows[index] for index in resolution.groups[group]]
         for row in members:
             row["entry_id"] = entry_id
-        found = _known_of(members, known)
+        spellings = _spellings(members)
+        found = _known_of(spellings, known)
         entry_links = _links(entry_id, members, found)
         entry = _entry(entry_id, members, found, entry_links)
         entry["variant_of"] = ids[resolution.variant_of[group]] if group in resolution.variant_of else None
         entry["merged_ids"] = sorted({*merged[group], *(merged_before or {}).get(entry_id, ())})
         entries.append(entry)
-        aliases += [{"entry_id": entry_id, "alias": alias, "count": count} for alias, count in _spellings(members).items()]
+        aliases += [{"entry_id": entry_id, "alias": alias, "count": count} for alias, count in spellings.items()]
         links += entry_links
     return Catalog(
         entries=catalog_table(entries, ENTRY_COLUMNS).sort_values(["papers", "name"], ascending=[False, True],
@@ -144,8 +145,11 @@ def _spellings(members: Sequence[Mapping]) -> Counter:
     return Counter(name for row in members for name in dict.fromkeys([row["name"], *row["aliases"]]))
 
 
-def _known_of(members: Sequence[Mapping], known: Mapping[str, KnownDataset]) -> KnownDataset | None:
-    keys = Counter(spelling(name).key for name in _spellings(members))
+def _known_of(spellings: Counter, known: Mapping[str, KnownDataset]) -> KnownDataset | None:
+    """The known dataset of the key most of the entry's spellings fold to, among the keys a known catalogue has."""
+    if not known:
+        return None
+    keys = Counter(spelling(name).key for name in spellings)
     return next((known[key] for key, _ in keys.most_common() if key in known), None)
 
 

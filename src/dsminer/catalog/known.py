@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dsminer.catalog.resolution import spelling
-from dsminer.mentions.catalog import catalog_rows
+from dsminer.mentions.catalog import catalog_rows, catalog_url
 
 
 @dataclass(frozen=True)
@@ -28,9 +28,8 @@ class KnownDataset:
 def _entry(row: dict) -> tuple[KnownDataset, list[str]] | None:
     """The catalogue entry a row describes and the names it goes by."""
     if isinstance(row.get("hf_id"), str):
-        url = next((row[key] for key in ("homepage", "hf_url") if isinstance(row.get(key), str) and row[key]), None)
         names = [row.get("pretty_name"), row["hf_id"], row.get("paperswithcode_id")]
-        return KnownDataset(f"hf:{row['hf_id']}", str(row.get("pretty_name") or row["hf_id"]), url), names
+        return KnownDataset(f"hf:{row['hf_id']}", str(row.get("pretty_name") or row["hf_id"]), catalog_url(row)), names
     if isinstance(row.get("pwc_name"), str) and row.get("scirex_type", "Material") == "Material":
         names = [row.get("display"), row["pwc_name"].replace("_", " ")]
         return KnownDataset(f"pwc:{row['pwc_name']}", str(row.get("display") or row["pwc_name"]), None), names

@@ -29,7 +29,8 @@ def entry_id_for(catalog: Catalog, name: str) -> str:
 def find_entry(catalog: Catalog, name: str) -> str:
     """One entry as text: counts, aliases, links with their source, variants, then each paper."""
     entry_id = entry_id_for(catalog, name)
-    entry = catalog.entries.set_index("entry_id").loc[entry_id]
+    by_id = catalog.entries.set_index("entry_id")
+    entry = by_id.loc[entry_id]
     aliases = catalog.aliases[catalog.aliases["entry_id"] == entry_id].sort_values("count", ascending=False)
     links = catalog.links[catalog.links["entry_id"] == entry_id]
     variants = catalog.entries[catalog.entries["variant_of"] == entry_id]["name"].tolist()
@@ -43,7 +44,7 @@ def find_entry(catalog: Catalog, name: str) -> str:
     if entry["known_id"]:
         lines.append(f"  known as: {entry['known_id']}")
     if entry["variant_of"]:
-        base = catalog.entries.set_index("entry_id").loc[entry["variant_of"], "name"]
+        base = by_id.loc[entry["variant_of"], "name"]
         lines.append(f"  a version or subset of: {base} [{entry['variant_of']}]")
     if variants:
         lines.append("  versions and subsets: " + ", ".join(variants))

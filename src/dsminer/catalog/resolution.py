@@ -114,8 +114,8 @@ def variant_of(name: Spelling, base: Spelling) -> bool:
 
 
 def conflict(one: Spelling, other: Spelling) -> bool:
-    """Two names that are never one dataset: no number of one is the other's, one is a version or subset of the other, or they
-    differ in a short last word."""
+    """Two names that are never one dataset: no number of one is the other's, one is a version or subset of the
+    other, or they differ in a short last word."""
     if one.key == other.key:
         return False
     if one.numbers and other.numbers and not set(one.numbers) & set(other.numbers):
@@ -133,7 +133,7 @@ def expansion(acronym: str, long_form: str) -> str | None:
     """The key of `long_form` when its words, function words aside, begin with the letters of `acronym` in order
     and one each ("MSD": "Million Song Dataset"); None otherwise ("SNLI": "Stanford NLI")."""
     letters = [char for char in acronym.casefold() if char.isalpha()]
-    words = [word for word in re.split(r"[^\w]+", long_form.casefold()) if word and word not in FUNCTION_WORDS]
+    words = [word for word in _NOT_WORD.split(long_form.casefold()) if word and word not in FUNCTION_WORDS]
     if len(letters) < 2 or [word[0] for word in words] != letters:
         return None
     return normalize_name(long_form) or None

@@ -12,7 +12,7 @@ from dsminer.catalog.build import update_catalog
 from dsminer.catalog.known import load_known
 from dsminer.catalog.lookup import find_entry, top_entries
 from dsminer.catalog.tables import TABLES, is_catalog, read_catalog
-from dsminer.catalog.tracking import log_catalog
+from dsminer.catalog.tracking import catalog_metrics, log_catalog
 from dsminer.cli.errors import user_errors
 from dsminer.config import DEFAULT_TRACKING_URI
 from dsminer.evaluation.runs import assign_labels, load_run
@@ -54,9 +54,9 @@ def build(
         assign_labels(loaded)
         catalog = update_catalog(out, [(run.label, run.records) for run in loaded], load_known(known))
         seconds = time.perf_counter() - started
-        linked = int((catalog.entries["links"] > 0).sum()) if len(catalog.entries) else 0
-        typer.echo(f"{len(catalog.entries)} entries from {len(catalog.mentions)} records of "
-                   f"{catalog.mentions['paper'].nunique()} papers; {linked} with a link; {seconds:.1f} s")
+        counts = catalog_metrics(catalog)
+        typer.echo(f"{counts['entries']:.0f} entries from {counts['records']:.0f} records of {counts['papers']:.0f} "
+                   f"papers; {counts.get('entries_with_link', 0):.0f} with a link; {seconds:.1f} s")
         typer.echo(f"wrote {', '.join(f'{table}.parquet' for table in TABLES)} and catalog.duckdb to {out}")
         if log:
             run_id = log_catalog(catalog, out, tracking_uri or DEFAULT_TRACKING_URI,

@@ -1,14 +1,12 @@
 """The report's catalogue view: each catalogue entry with its papers, and the report row that shows each paper's
-record of it."""
+record of it. The catalogue's tables hold None, never NaN, for what is missing (`catalog_table`), so their rows go
+into the page's JSON as they are."""
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
-
-import pandas as pd
 
 from dsminer.catalog.entries import Catalog
 from dsminer.schema import normalize_name
@@ -21,14 +19,14 @@ def catalogue_payload(catalog: Catalog, rows: list[dict[str, Any]]) -> dict[str,
     their source, aliases (commonest first), the name of the entry it is a version of, and its papers."""
     names = dict(zip(catalog.entries["entry_id"], catalog.entries["name"])) if len(catalog.entries) else {}
     aliases: dict[str, list[str]] = defaultdict(list)
-    for alias in _plain(catalog.aliases.sort_values("count", ascending=False, kind="stable")):
+    for alias in catalog.aliases.sort_values("count", ascending=False, kind="stable").to_dict("records"):
         aliases[alias["entry_id"]].append(alias["alias"])
     links: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for link in _plain(catalog.links):
+    for link in catalog.links.to_dict("records"):
         links[link["entry_id"]].append({"url": link["url"], "source": link["source"]})
     papers = catalogue_papers(catalog, rows)
     entries = []
-    for entry in _plain(catalog.entries):
+    for entry in catalog.entries.to_dict("records"):
         entries.append({key: entry[key] for key in CATALOGUE_ENTRY_KEYS} | {
             "platforms": [str(name) for name in entry["platforms"]], "variant_of": names.get(entry["variant_of"]),
             "aliases": aliases[entry["entry_id"]], "all_links": links[entry["entry_id"]],
@@ -45,7 +43,7 @@ def catalogue_papers(catalog: Catalog, rows: list[dict[str, Any]]) -> dict[str, 
     for row in rows:
         row_ids[(row["paper"], row["norm_name"])].setdefault(row["condition"], row["id"])
     papers: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for mention in _plain(catalog.mentions.sort_values(["paper", "page"], kind="stable")):
+    for mention in catalog.mentions.sort_values(["paper", "page"], kind="stable").to_dict("records"):
         by_run = row_ids.get((Path(str(mention["paper"])).name, normalize_name(mention["name"])), {})
         papers[mention["entry_id"]].append({
             "paper": mention["paper"], "title": mention["title"], "role": mention["role"], "name": mention["name"],
@@ -53,9 +51,3 @@ def catalogue_papers(catalog: Catalog, rows: list[dict[str, Any]]) -> dict[str, 
             "row": by_run.get(mention["run"], next(iter(by_run.values()), None)),
         })
     return papers
-
-
-def _plain(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """The frame's rows as dicts, a missing value as None (JSON has no NaN)."""
-    return [{key: None if value is pd.NA or (isinstance(value, float) and math.isnan(value)) else value
-             for key, value in row.items()} for row in frame.to_dict("records")]

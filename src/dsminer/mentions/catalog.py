@@ -115,12 +115,17 @@ def load_catalog_kinds(directory: Path | None) -> dict[str, str]:
     return kinds
 
 
+def catalog_url(row: dict) -> str | None:
+    """A catalogue row's link for its dataset: the homepage, else the hub page; None when it gives neither."""
+    return next((row[key] for key in ("homepage", "hf_url") if isinstance(row.get(key), str) and row[key]), None)
+
+
 def load_catalog_urls(directory: Path | None) -> dict[str, str]:
     """Normalised catalogue names with the dataset's URL (homepage, else hub page); empty when the catalogue
     has none."""
     urls: dict[str, str] = {}
     for row in catalog_rows(directory):
-        url = next((row[key] for key in ("homepage", "hf_url") if isinstance(row.get(key), str) and row[key]), None)
+        url = catalog_url(row)
         for key in ("pretty_name", "hf_id", "display", "pwc_name"):
             name = row.get(key)
             if url and isinstance(name, str) and normalize_name(name):
