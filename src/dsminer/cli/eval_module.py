@@ -94,9 +94,6 @@ def read_corpus(spec: str) -> tuple[str, list[tuple[ParsedPaper, GoldPaper]]]:
 
 
 def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, run: str | None) -> dict[str, float]:
-    import mlflow
-
-    from dsminer import tracking
     from dsminer.errors import GoldMismatchError
     from dsminer.evaluation.gold import check_gold_fits
     from dsminer.evaluation.runs import load_run
@@ -114,25 +111,15 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
     if answers is not None:
         metrics.update({f"{label}.run.{key}": float(value) for label, papers in corpora
                         for key, value in score_answers(papers, answers, cap).items()})
-    experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
-    with mlflow.start_run(run_name=f"eval-module-selection-{len(corpora)}", experiment_id=experiment_id,
-                          tags={"kind": "module-eval", "module": "selection"}):
-        mlflow.log_params({"module": "selection", "gold": " ".join(specs), "cap": cap, "run": run or ""})
-        mlflow.log_metrics({re.sub(r"[^\w\-. /]", "_", key): value for key, value in metrics.items()})
-        drops = {label: score.drops for label, score in scores.items()}
-        mlflow.log_dict({"metrics": metrics, "dropped": drops}, "selection.json")
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"metrics": metrics, "dropped": drops}, indent=1), encoding="utf-8")
+    details = {"metrics": metrics, "dropped": {label: score.drops for label, score in scores.items()}}
+    _log_scores(settings, "selection", len(corpora), {"gold": " ".join(specs), "cap": cap, "run": run or ""},
+                details, out)
     return metrics
 
 
 def run_resolution_eval(settings: Settings, specs: list[str], out: Path | None) -> dict[str, float]:
     """Pairwise resolution scores per source and, with several, over all of them pooled ("all"), with the records'
     aliases and with names only."""
-    import mlflow
-
-    from dsminer import tracking
     from dsminer.evaluation.resolution import pair_scores, read_labelled
 
     metrics: dict[str, float] = {}
@@ -145,16 +132,27 @@ def run_resolution_eval(settings: Settings, specs: list[str], out: Path | None) 
         metrics.update({f"{label}.{key}": value for key, value in pair_scores(mentions, True, wrong[label]).items()})
         metrics.update({f"{label}.names_only.{key}": value
                         for key, value in pair_scores(mentions, False).items() if key in ("precision", "recall")})
+    _log_scores(settings, "resolution", len(specs), {"gold": " ".join(specs)},
+                {"metrics": metrics, "wrong_pairs": wrong}, out)
+    return metrics
+
+
+def _log_scores(settings: Settings, module: str, sources: int, params: dict, details: dict, out: Path | None) -> None:
+    """Log a model-free module evaluation as an MLflow run (parameters, `details["metrics"]`, all of `details` as
+    `<module>.json`), and write `details` to `out` when given."""
+    import mlflow
+
+    from dsminer import tracking
+
     experiment_id = tracking.use_experiment(settings.tracking_uri, settings.experiment)
-    with mlflow.start_run(run_name=f"eval-module-resolution-{len(specs)}", experiment_id=experiment_id,
-                          tags={"kind": "module-eval", "module": "resolution"}):
-        mlflow.log_params({"module": "resolution", "gold": " ".join(specs)})
-        mlflow.log_metrics({re.sub(r"[^\w\-. /]", "_", key): value for key, value in metrics.items()})
-        mlflow.log_dict({"metrics": metrics, "wrong_pairs": wrong}, "resolution.json")
+    with mlflow.start_run(run_name=f"eval-module-{module}-{sources}", experiment_id=experiment_id,
+                          tags={"kind": "module-eval", "module": module}):
+        mlflow.log_params({"module": module, **params})
+        mlflow.log_metrics({re.sub(r"[^\w\-. /]", "_", key): value for key, value in details["metrics"].items()})
+        mlflow.log_dict(details, f"{module}.json")
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"metrics": metrics, "wrong_pairs": wrong}, indent=1), encoding="utf-8")
-    return metrics
+        out.write_text(json.dumps(details, indent=1), encoding="utf-8")
 
 
 def run_candidate_eval(settings: Settings, path: Path, n: int, excluded: set[str]) -> dict[str, float]:
