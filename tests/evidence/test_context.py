@@ -60,3 +60,58 @@ def test_dataset_evidence_is_its_mentions_with_the_next_sentence(make_pdf):
     assert evidence.splitlines() == ["[p1] We evaluate on OrcaSet-5 and WhaleCalls.",
                                      "[p1] OrcaSet-5 holds 1,200 recordings.", "[p1] It was collected in 2019."]
     assert dataset_evidence(parse_pdf(make_pdf("e2.pdf", [text])), ["Absent"]) == ""
+
+
+def test_paper_context_says_what_it_shows(tmp_path):
+    from dsminer.evidence.context import paper_context
+    from tests.helpers import ruled_table_pdf
+
+    paper = parse_pdf(ruled_table_pdf(tmp_path / "t.pdf"))
+    context = paper_context(paper, max_sentences=10)
+    assert context.text == build_paper_context(paper, max_sentences=10)
+    indexed = paper.indexed_sentences()
+    assert context.tables == {0} and context.sentences
+    assert all(indexed[index][0].text[:30] in context.text for index in context.sentences)
+
+
+def test_unread_context_holds_what_no_attempt_read_of_data_sections_and_appendix(make_pdf):
+    from dsminer.evidence.context import paper_context, unread_context
+
+    filler = " ".join(f"We evaluate model variant {i} on held-out benchmark splits." for i in range(80))
+    pages = ["4 Experiments\n\nWe evaluate on the DuneSet benchmark. " + filler,
+             "References\n\n[1] A. Author. A paper. 2020.\n\nA Appendix\n\nRainfall grids come from GridRain."]
+    paper = parse_pdf(make_pdf("u.pdf", pages))
+    first = paper_context(paper, max_sentences=40, with_urls=False)
+    unread = unread_context(paper, first.sentences, first.tables)
+    assert unread is not None and not unread.sentences & first.sentences
+    kinds = dict(unread.kinds)
+    assert kinds["appendix"] == 1 and kinds["data_section"] >= 1
+    assert "[p2] Rainfall grids come from GridRain." in unread.text and "DuneSet" not in unread.text
+    assert "A paper. 2020" not in unread.text  # the reference list is never new evidence
+    everything = set(range(len(paper.indexed_sentences())))
+    assert unread_context(paper, everything, first.tables) is None
+
+
+def test_unread_context_finds_the_other_spellings_of_a_name_the_paper_does_not_write(make_pdf):
+    from dsminer.evidence.context import unread_context
+
+    text = ("1 Introduction\n\nWe like maps of the sky at night.\n\nAcknowledgments\n\n"
+            "We thank the GridRain team for their help with the maps.")
+    paper = parse_pdf(make_pdf("s.pdf", [text]))
+    assert unread_context(paper, set(), set()) is None  # nothing cued or named outside the acknowledgments
+    spelled = unread_context(paper, set(), set(), spellings=["GridRain v2 archive"])
+    assert spelled is not None and dict(spelled.kinds) == {"spellings": 1}
+    assert "GridRain team" in spelled.text
+
+
+def test_unread_dataset_evidence_is_the_mentions_not_yet_read(make_pdf):
+    from dsminer.evidence.context import dataset_evidence, unread_dataset_evidence
+
+    mentions = " ".join(f"OrcaSet-5 recording {word} was made offshore. The sea was calm." for word in
+                        ("alpha", "beta", "gamma", "delta", "epsilon"))
+    paper = parse_pdf(make_pdf("d.pdf", [f"We evaluate on OrcaSet-5. {mentions}"]))
+    shown = dataset_evidence(paper, ["OrcaSet-5"])
+    unread = unread_dataset_evidence(paper, ["OrcaSet-5"], shown)
+    assert unread is not None and dict(unread.kinds) == {"mentions": 2}  # the sentence after each was read already
+    assert "epsilon" in unread.text and not set(unread.text.splitlines()) & set(shown.splitlines())
+    assert unread_dataset_evidence(paper, ["OrcaSet-5"], shown + unread.text) is None

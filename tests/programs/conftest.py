@@ -29,3 +29,44 @@ def paper_pdf(tmp_path: Path) -> Path:
     doc.save(path)
     doc.close()
     return path
+
+
+# An appendix after the reference list: site notes that name the survey, more than the first context reads, with
+# ReefCount-3k mentioned again where a first detail step does not read.
+SITES = ("north", "south", "east", "west", "outer", "inner", "upper", "lower", "far")
+
+
+def appendix_lines(sites: int) -> list[str]:
+    return ["References", "[1] A. Lovelace. Counting fish in the reef. Journal of Reefs, 2020.", "",
+            "A Appendix: Survey Notes",
+            *(f"Transects at the {first}{second} site from TideLog list the species seen along fifty metres of reef."
+              for first in SITES[:sites] for second in "abcdefghij"),
+            *(f"ReefCount-3k images of the {place} reef were taken with one camera at four metres depth in clear "
+              "water." for place in SITES[:4])]
+
+
+def write_paper(path: Path, sites: int) -> Path:
+    doc = pymupdf.open()
+    appendix = appendix_lines(sites)
+    pages = [(PAPER_LINES, 10, 16), *((appendix[start:start + 80], 6, 9) for start in range(0, len(appendix), 80))]
+    for lines, size, step in pages:
+        page = doc.new_page()
+        y = 40
+        for line in lines:
+            page.insert_text((40, y), line, fontsize=size)
+            y += step
+    doc.save(path)
+    doc.close()
+    return path
+
+
+@pytest.fixture
+def appendix_pdf(tmp_path: Path) -> Path:
+    """The one-page paper with its reference list and an appendix that one retry reads to the end."""
+    return write_paper(tmp_path / "reef.pdf", 5)
+
+
+@pytest.fixture
+def long_appendix_pdf(tmp_path: Path) -> Path:
+    """The one-page paper with its reference list and an appendix that takes two retries to read."""
+    return write_paper(tmp_path / "reef.pdf", 9)

@@ -12,7 +12,7 @@ from dsminer.run.harness import run_condition
 from dsminer.schema import PaperRefs
 
 
-def test_agent_metrics_and_step_spans_reach_mlflow(paper_pdf, tmp_path, monkeypatch):
+def test_agent_metrics_and_step_spans_reach_mlflow(appendix_pdf, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     uri = f"sqlite:///{tmp_path}/mlflow.db"
     settings = Settings(condition="s1a", out_dir=tmp_path / "run", tracking_uri=uri, experiment="agent-test",
@@ -20,7 +20,7 @@ def test_agent_metrics_and_step_spans_reach_mlflow(paper_pdf, tmp_path, monkeypa
     lm = DummyLM([{"names": [{"name": "ReefCount-3k", "kind": "dataset", "role": "used"}]},
                   {"names": [{"name": "KelpScenes", "kind": "dataset", "role": "used"}]}]
                  + [{"content": "images", "data_type": "images", "domain": "marine", "data_fields": ["count"]}] * 2)
-    corpus = [CorpusPaper(paper_pdf, PaperRefs(title="Learning to Count Reef Fish"))]
+    corpus = [CorpusPaper(appendix_pdf, PaperRefs(title="Learning to Count Reef Fish"))]
     outcome = run_condition(settings, corpus, build_program(settings), lm, {"model": "dummy", "kind": "local"})
 
     assert outcome.metrics["records"] == 2 and outcome.metrics["retries"] == 1

@@ -4,13 +4,16 @@ dataset's own evidence for the detail step."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from dsminer.document.pdf import PaperLink, ParsedPaper, Sentence
 from dsminer.document.sections import is_data_section, section_titles
 from dsminer.document.tables import TableText
 from dsminer.document.text import TABLE_CAPTION, name_pattern, within_budget
 from dsminer.mentions.cues import score_sentence
+from dsminer.mentions.lexicon import FUNCTION_WORDS, GENERIC_MODIFIERS, GENERIC_NAMES
 
 MAX_URLS = 8
 MAX_SENTENCE_CHARS = 400
@@ -20,6 +23,8 @@ EVIDENCE_CHARS = 700
 EVIDENCE_MENTIONS = 3
 SENTENCES_CHARS = 6000  # about 1,500 tokens: sentences alone, when a caller gives no budget
 SECTION_BONUS = 2.0  # a cued sentence in a data, experiment or evaluation section
+_NO_DATA_SECTION = re.compile(r"acknowledg|funding|contributions|competing|conflicts? of interest|biograph", re.I)
+NAMED_SCORE = 0.6  # the sentence score of two name-like tokens without a cue: a retry may read such sentences
 
 
 def format_sentences(sentences: Sequence[Sentence]) -> str:
@@ -74,6 +79,12 @@ def select_dataset_sentences(
 ) -> list[Sentence]:
     """The sentences most likely to name datasets, at most `max_sentences` and about `max_chars`, in
     document order. Sentences in data, experiment and evaluation sections score higher."""
+    return [sentence for _, sentence in _chosen_sentences(paper, max_sentences, extra_keywords, max_chars)]
+
+
+def _chosen_sentences(paper: ParsedPaper, max_sentences: int, extra_keywords: Sequence[str], max_chars: int,
+                      ) -> list[tuple[int, Sentence]]:
+    """`select_dataset_sentences` with each sentence's index in `paper.indexed_sentences()`."""
     table_pages = {page.number for page in paper.pages if TABLE_CAPTION.search(page.text)}
     indexed = paper.indexed_sentences()
     titles = section_titles([sentence.text for sentence, _ in indexed])
@@ -93,7 +104,7 @@ def select_dataset_sentences(
     chosen = [(index, Sentence(s.page, _shorten(s.text, anchor))) for _, index, s, anchor in best]
     while len(chosen) > 1 and sum(len(s.text) for _, s in chosen) > max_chars:
         chosen.pop()
-    return [sentence for _, sentence in sorted(chosen, key=lambda item: item[0])]
+    return sorted(chosen, key=lambda item: item[0])
 
 
 def build_paper_context(
@@ -103,27 +114,134 @@ def build_paper_context(
     """Table lines, then dataset-related sentences in document order, then the paper's URLs.
 
     Tables and sentences share `max_chars`; tables take at most a quarter of it."""
-    tables = format_tables(paper.tables, min(TABLE_CHARS, max_chars // 4))
-    sentences = select_dataset_sentences(paper, max_sentences, extra_keywords, max_chars - len(tables))
-    parts = [f"Tables:\n{tables}" if tables else "", format_sentences(sentences)]
+    return paper_context(paper, max_sentences, extra_keywords, with_urls, max_chars).text
+
+
+@dataclass(frozen=True)
+class PaperContext:
+    """A names step's context and what of the paper it shows: sentence indices (in `indexed_sentences()`) and
+    table indices (in `paper.tables`)."""
+
+    text: str
+    sentences: frozenset[int] = frozenset()
+    tables: frozenset[int] = frozenset()
+    kinds: tuple[tuple[str, int], ...] = ()  # what a context of new evidence adds, by kind (`unread_context`)
+
+
+def paper_context(
+    paper: ParsedPaper, max_sentences: int, extra_keywords: Sequence[str] = (), with_urls: bool = True,
+    max_chars: int = CONTEXT_CHARS,
+) -> PaperContext:
+    """`build_paper_context` with the sentences and tables it shows."""
+    table_lines = format_tables(paper.tables, min(TABLE_CHARS, max_chars // 4))
+    shown_tables = frozenset(range(len(table_lines.splitlines()) if table_lines else 0))
+    chosen = _chosen_sentences(paper, max_sentences, extra_keywords, max_chars - len(table_lines))
+    parts = [f"Tables:\n{table_lines}" if table_lines else "", format_sentences([s for _, s in chosen])]
     urls = format_urls(paper) if with_urls else ""
     parts.append(f"URLs in the paper:\n{urls}" if urls else "")
-    return "\n\n".join(part for part in parts if part)
+    text = "\n\n".join(part for part in parts if part)
+    return PaperContext(text, frozenset(index for index, _ in chosen), shown_tables)
+
+
+def unread_context(paper: ParsedPaper, read_sentences: Collection[int], read_tables: Collection[int],
+                   spellings: Sequence[str] = (), max_chars: int = CONTEXT_CHARS) -> PaperContext | None:
+    """New evidence for a names retry: what the attempts so far did not show of where a paper describes its data.
+
+    The tables not shown; then, sharing the rest of `max_chars`, the sentences not shown that lie in a data,
+    experiment or evaluation section, in an appendix after the reference list, that carry a dataset cue (the first
+    context had no room for them) or write names (in other fields data is often named without the words a cue
+    reads: "longitudinal data from the National Consortium on ..."), and those writing a word of `spellings`
+    (names the model gave that the paper does not write as given: their other spellings). Ranked by the same
+    sentence score, data sections and the appendix first, in document order. None when nothing is left unread."""
+    tables = [index for index in range(len(paper.tables)) if index not in read_tables]
+    table_lines = within_budget((f"[p{paper.tables[i].page}] {paper.tables[i].describe()}" for i in tables),
+                                min(TABLE_CHARS, max_chars // 4))
+    indexed = paper.indexed_sentences()
+    titles = section_titles([sentence.text for sentence, _ in indexed])
+    reference_list = [index for index, (_, in_refs) in enumerate(indexed) if in_refs]
+    words = _spelling_words(spellings)
+    scored: list[tuple[float, int, str, Sentence, re.Match[str] | None]] = []
+    seen: set[str] = set()
+    for index, ((sentence, in_refs), title) in enumerate(zip(indexed, titles)):
+        key = sentence.text.casefold()
+        if in_refs or index in read_sentences or key in seen or len(sentence.text) < 20:
+            continue
+        seen.add(key)
+        score, anchor = score_sentence(sentence.text)
+        appendix = bool(reference_list) and index > reference_list[-1]
+        spelled = words is not None and words.search(sentence.text)
+        kind = ("spellings" if spelled else "appendix" if appendix else "data_section" if is_data_section(title)
+                else "cued" if score >= 2.0 else "named" if score >= NAMED_SCORE and _may_name_data(title) else "")
+        if kind and (score > 0 or spelled):
+            bonus = SECTION_BONUS if kind not in ("cued", "named") else 0.0
+            scored.append((score + bonus, index, kind, sentence, spelled or anchor))
+    best = sorted(scored, key=lambda item: (-item[0], item[1]))
+    room = max_chars - sum(len(line) + 1 for line in table_lines)
+    chosen: list[tuple[int, str, Sentence]] = []
+    for _, index, kind, sentence, anchor in best:
+        text = _shorten(sentence.text, anchor)
+        if len(text) + 8 > room:
+            continue
+        room -= len(text) + 8
+        chosen.append((index, kind, Sentence(sentence.page, text)))
+    chosen.sort(key=lambda item: item[0])
+    if not chosen and not table_lines:
+        return None
+    kinds = Counter(kind for _, kind, _ in chosen)
+    kinds.update({"tables": len(table_lines)} if table_lines else {})
+    parts = [f"Tables:\n{chr(10).join(table_lines)}" if table_lines else "",
+             format_sentences([sentence for _, _, sentence in chosen])]
+    return PaperContext("\n\n".join(part for part in parts if part), frozenset(index for index, _, _ in chosen),
+                        frozenset(tables[:len(table_lines)]), tuple(sorted(kinds.items())))
+
+
+def _may_name_data(title: str | None) -> bool:
+    """Whether a section of this title may name data: any but the front matter (before the first heading: title,
+    authors, affiliations) and the sections that name funders and people."""
+    return title is not None and not _NO_DATA_SECTION.search(title)
+
+
+def _spelling_words(names: Sequence[str]) -> re.Pattern[str] | None:
+    """A pattern for the words of `names` that can say which data on their own (four letters or more)."""
+    words = {word for name in names for word in re.findall(r"[A-Za-z][A-Za-z0-9]{3,}", name)
+             if word.casefold() not in FUNCTION_WORDS | GENERIC_NAMES | GENERIC_MODIFIERS}
+    if not words:
+        return None
+    return re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, words))) + r")", re.I)
 
 
 def dataset_evidence(paper: ParsedPaper, names: Sequence[str], max_chars: int = EVIDENCE_CHARS) -> str:
     """What the paper says about one dataset: its first mentions outside the reference list, each with the
     sentence after it, then the table lines that name it; about `max_chars`."""
+    return "\n".join(within_budget(dataset_lines(paper, names, EVIDENCE_MENTIONS), max_chars, keep_first=True))
+
+
+def dataset_lines(paper: ParsedPaper, names: Sequence[str], mentions: int | None = None) -> list[str]:
+    """The lines that speak of one dataset: its mentions outside the reference list (the first `mentions`, or
+    all), each with the sentence after it, then the table lines that name it."""
     patterns = [p for p in (name_pattern(name.strip()) for name in names if name.strip()) if p is not None]
     if not patterns:
-        return ""
+        return []
     indexed = paper.indexed_sentences()
     picked: list[int] = []
     for index, (sentence, in_refs) in enumerate(indexed):
         if not in_refs and any(p.search(sentence.text) for p in patterns):
             picked.extend(i for i in (index, index + 1) if i < len(indexed) and not indexed[i][1] and i not in picked)
-            if len(picked) >= 2 * EVIDENCE_MENTIONS:
+            if mentions is not None and len(picked) >= 2 * mentions:
                 break
     lines = [f"[p{indexed[i][0].page}] {indexed[i][0].text[:MAX_SENTENCE_CHARS]}" for i in picked]
-    lines += [f"[p{t.page}] {t.describe(300)}" for t in paper.tables if any(p.search(t.describe()) for p in patterns)]
-    return "\n".join(within_budget(lines, max_chars, keep_first=True))
+    tables = [t for t in paper.tables if any(p.search(t.describe()) for p in patterns)]
+    return lines + [f"[p{t.page}] {t.describe(300)}" for t in tables]
+
+
+def unread_dataset_evidence(paper: ParsedPaper, names: Sequence[str], shown: str,
+                            max_chars: int = EVIDENCE_CHARS) -> PaperContext | None:
+    """New evidence for a detail retry: the dataset's other mentions and table lines that `shown` (what the
+    attempts so far read) does not hold, about `max_chars`; None when there are none."""
+    lines = within_budget((line for line in dataset_lines(paper, names) if line not in shown), max_chars,
+                          keep_first=True, skip=True)
+    if not lines:
+        return None
+    tables = len(set(lines) & {f"[p{t.page}] {t.describe(300)}" for t in paper.tables})
+    kinds = Counter({"mentions": len(lines) - tables, "tables": tables})
+    return PaperContext("\n".join(lines), kinds=tuple(sorted((+kinds).items())))

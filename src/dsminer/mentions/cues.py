@@ -24,6 +24,7 @@ _NAME_LIKE = re.compile(
     r"(?:[-\u2013][A-Za-z0-9]+)*(?![\w-])"
 )
 _CAPITALISED = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?: [A-Z][a-z]+)*")
+_CAPITALISED_WORDS = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?: [A-Z][a-z]+)*(?![\w-])")
 _NOT_NAMES = frozenset(
     "Table Tables Figure Figures Fig Section Sec Eq Equation Appendix We Our In The This These For "
     "However Moreover Finally First Second Third Note".split()
@@ -34,10 +35,18 @@ _NUMBER_WORD = re.compile(r"[-+(]?[\d.,%±]+[)%]?")
 
 
 def _name_like_count(text: str) -> int:
-    """How many acronym, CamelCase, digit-bearing or mid-sentence capitalised tokens `text` holds."""
+    """How many acronym, CamelCase, digit-bearing or mid-sentence capitalised tokens `text` holds (a capitalised
+    start of a CamelCase token counts as well, as the sentence score was fitted with)."""
     tokens = {m.group(0) for m in _NAME_LIKE.finditer(text)}
     tokens |= {m.group(0) for m in _CAPITALISED.finditer(text)}
     return len({t for t in tokens if t.split()[0] not in _NOT_NAMES})
+
+
+def name_like_tokens(text: str) -> set[str]:
+    """The acronym, CamelCase, digit-bearing or mid-sentence capitalised words `text` writes, each whole."""
+    tokens = {m.group(0) for m in _NAME_LIKE.finditer(text)}
+    tokens |= {m.group(0) for m in _CAPITALISED_WORDS.finditer(text)}
+    return {t for t in tokens if t.split()[0] not in _NOT_NAMES}
 
 
 def _is_header_row(text: str) -> bool:

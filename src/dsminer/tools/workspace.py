@@ -32,6 +32,11 @@ class PaperView:
     candidates: tuple[str, ...]  # the names step's candidate names, found once for every attempt
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
     hints: dict[str, tuple[str, ...]] = field(default_factory=dict)  # more evidence lines per dataset (S2)
+    # What the model steps have read so far, so that a retry reads something new: sentence indices (in
+    # `paper.indexed_sentences()`) and table indices the names step was shown, each dataset's evidence text.
+    read_sentences: set[int] = field(default_factory=set)
+    read_tables: set[int] = field(default_factory=set)
+    read_evidence: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

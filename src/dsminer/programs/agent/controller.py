@@ -68,6 +68,7 @@ class AgentCounters(Counts):
     retries: int = 0
     productive_retries: int = 0
     budget_stops: int = 0
+    nothing_unread_stops: int = 0
     memory_retrievals: int = 0
     memory_injections: int = 0
     memory_writes: int = 0
@@ -190,7 +191,7 @@ class AgentController:
                 self.reflect(step, run, state, latest)
                 if previous is not None:
                     self.count_retry(step.name, run, previous, step.gain(before, state))
-                next_params = self.adjust(step.name, run)
+                next_params = self.adjust(step, run, state)
                 if next_params is None:
                     break
                 run.params = next_params
@@ -213,7 +214,8 @@ class AgentController:
         else:
             memory = ", lessons from memory" if run.params.lessons else ""
             codes = ", ".join(run.reflection.codes())
-            reason = f"retry for {codes}: wider context, other keywords{memory}, the feedback"
+            read = ", ".join(f"{count} {kind}" for kind, count in run.params.evidence.kinds)
+            reason = f"retry for {codes}: read what was not read ({read}){memory}, the feedback"
         self.emit("thought", step, dataset=run.params.dataset, reason=reason, params=run.params.describe())
 
     def act(self, step: Any, params: StepInput) -> Any:
@@ -241,31 +243,39 @@ class AgentController:
                   issues=[{"code": i.code, "message": i.message} for i in reflection.issues],
                   suggestions=reflection.suggestions, diagnosable=reflection.diagnosable)
 
-    def count_retry(self, step: str, run: StepRun, previous: Reflection, added: int) -> None:
-        """A retry is productive when it raised the score or added records."""
-        productive = run.reflection.score > previous.score or added > 0
+    def count_retry(self, step: str, run: StepRun, previous: Reflection, changed: int) -> None:
+        """A retry is productive when it changed the result: a dataset added or its role corrected, a described
+        field or a metadata field filled. The event says what evidence the retry read."""
+        productive = changed > 0
         self.counters.add(productive_retries=int(productive))
         self.emit("retry_outcome", step, dataset=run.params.dataset, attempt=run.params.attempt,
-                  productive=productive, score_before=previous.score, score_after=run.reflection.score, added=added)
+                  productive=productive, score_before=previous.score, score_after=run.reflection.score, added=changed,
+                  evidence=dict(run.params.evidence.kinds) if run.params.evidence is not None else {})
 
-    def adjust(self, step: str, run: StepRun) -> StepInput | None:
-        """Retry with a changed input while the score is low, the issue diagnosable and the budget left."""
+    def adjust(self, step: Any, run: StepRun, state: Any) -> StepInput | None:
+        """Retry while the score is low, the issue diagnosable, the budget left and the paper holds evidence the
+        attempts so far did not read: the retry reads that evidence, with the feedback."""
         reflection, attempt = run.reflection, run.params.attempt
         if reflection.score >= self.options.quality_threshold:
-            return self.stop(step, run, "quality_met")
+            return self.stop(step.name, run, "quality_met")
         if not reflection.diagnosable:
-            return self.stop(step, run, "no_diagnosable_issue")
+            return self.stop(step.name, run, "no_diagnosable_issue")
         if attempt >= self.options.retry_budget:
             self.counters.add(budget_stops=1)
-            return self.stop(step, run, "budget_exhausted")
-        plan = plan_retry(reflection, attempt + 1, run.params.max_sentences, run.params.max_chars)
-        self.retries[step] += 1
+            return self.stop(step.name, run, "budget_exhausted")
+        plan = plan_retry(reflection, attempt + 1, run.params.max_chars)
+        evidence = step.fresh_evidence(self.view, run.params, state, plan)
+        if evidence is None:
+            self.counters.add(nothing_unread_stops=1)
+            return self.stop(step.name, run, "nothing_unread")
+        self.retries[step.name] += 1
         self.counters.add(retries=1)
-        lessons = run.params.lessons if attempt > 0 else self.lessons_for(step)
-        params = replace(run.params, attempt=attempt + 1, max_sentences=plan.max_sentences, max_chars=plan.max_chars,
-                         keywords=plan.keywords, feedback=plan.feedback, lessons=lessons)
-        self.emit("retry", step, dataset=run.params.dataset, attempt=attempt + 1, budget=self.options.retry_budget,
-                  reasons=reflection.codes(), score=reflection.score, params=params.describe())
+        lessons = run.params.lessons if attempt > 0 else self.lessons_for(step.name)
+        params = replace(run.params, attempt=attempt + 1, max_chars=plan.max_chars, keywords=plan.keywords,
+                         feedback=plan.feedback, lessons=lessons, evidence=evidence)
+        self.emit("retry", step.name, dataset=run.params.dataset, attempt=attempt + 1,
+                  budget=self.options.retry_budget, reasons=reflection.codes(), score=reflection.score,
+                  params=params.describe())
         return params
 
     def stop(self, step: str, run: StepRun, reason: str) -> None:

@@ -16,11 +16,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from dsminer.programs.agent.reflection import RETRY_KEYWORDS
-
 log = logging.getLogger(__name__)
 MEMORY_VERSION = 1
-_GENERIC_KEYWORDS = frozenset(word for group in RETRY_KEYWORDS for word in group)
+# Search words that say nothing of a paper (older retries added them in turn): never kept as a lesson's keywords.
+_GENERIC_KEYWORDS = frozenset({"table", "results", "experiments", "evaluation", "we use", "collected", "benchmark",
+                               "training data", "appendix", "downloaded", "split", "annotated"})
 LESSONS = {
     ("names", "empty"): "Names: an answer found no datasets although the paper reports experiments; datasets "
                         "are named in results-table captions and in 'we evaluate on' or 'we use' sentences.",
@@ -33,6 +33,8 @@ LESSONS = {
     ("names", "sentence"): "Names: answers gave whole phrases; give only the dataset's name.",
     ("names", "tool"): "Names: answers gave tools, libraries or platforms; these are not datasets.",
     ("names", "language"): "Names: answers gave languages; give the name of the dataset in that language.",
+    ("names", "unread_data"): "Names: datasets were named where the first context did not reach (data sections, "
+                              "tables, an appendix); judge every name in the new text.",
     ("details", "missing_fields"): "Details: fields were left empty; the sentences naming the dataset say what "
                                    "it contains, its kind of data and its subject area.",
     ("metadata", "missing_fields"): "Metadata: the title or authors were missing; they open the first page.",

@@ -17,12 +17,9 @@ from dsminer.mentions.benchmarks import BenchmarkCues
 from dsminer.mentions.names import clean_dataset_names, name_problem
 from dsminer.schema import PaperRefs
 
-# Words that widen the context on each retry, in turn, so that no two attempts read the same sentences.
-RETRY_KEYWORDS = (
-    ("table", "results", "experiments", "evaluation"),
-    ("we use", "collected", "benchmark", "training data"),
-    ("appendix", "downloaded", "split", "annotated"),
-)
+# Names left unread where a paper describes its data take the score under the default threshold on their own: the
+# retry that reads them is the one change of input that can add a dataset.
+UNREAD_PENALTY = 0.45
 DETAIL_WEIGHTS = {"content": 0.35, "data_type": 0.2, "domain": 0.2, "fields": 0.1}
 MAX_KEYWORDS = 10
 
@@ -58,9 +55,9 @@ class Reflection:
 
 @dataclass(frozen=True)
 class RetryPlan:
-    """The changed input of the next attempt."""
+    """What the next attempt is told and may read more of: more first-page characters (metadata), the names and
+    search words to look for in the text not yet read (names), the feedback."""
 
-    max_sentences: int
     max_chars: int
     keywords: tuple[str, ...]
     feedback: str
@@ -147,12 +144,25 @@ def _absent(raw: Sequence[str], paper_text: str) -> tuple[list[Issue], list[str]
         f"Give dataset names exactly as the paper writes them; {names} do not occur in the text."]
 
 
-def reflect_on_names(raw: Sequence[str], kept: Sequence[str], paper_text: str, cues: BenchmarkCues) -> Reflection:
-    """Judge a names step: `raw` is the latest answer, `kept` the cleaned names found so far."""
+def _unread_issues(unread: Sequence[str]) -> tuple[list[Issue], list[str]]:
+    """Candidate names that lie only where no attempt has read (data sections, tables, an appendix)."""
+    if not unread:
+        return [], []
+    names = ", ".join(unread[:6])
+    return [Issue("unread_data", f"names no attempt read, in the paper's data sections, tables or appendix: {names}",
+                  UNREAD_PENALTY)], [f"Judge the names in the new text: {names}."]
+
+
+def reflect_on_names(raw: Sequence[str], kept: Sequence[str], paper_text: str, cues: BenchmarkCues,
+                     unread: Sequence[str] = ()) -> Reflection:
+    """Judge a names step: `raw` is the latest answer, `kept` the cleaned names found so far, `unread` the
+    candidate names of the text no attempt has read (given only while the cap leaves room)."""
     count, count_hints, missing = _count_issues(kept, cues)
     kind, kind_hints = _wrong_kind(raw)
     absent, absent_hints = _absent(raw, paper_text)
-    return judge([*count, *kind, *absent], [*count_hints, *kind_hints, *absent_hints], missing)
+    unread_issues, unread_hints = _unread_issues(unread)
+    return judge([*count, *kind, *absent, *unread_issues], [*count_hints, *kind_hints, *absent_hints, *unread_hints],
+                 missing)
 
 
 def missing_detail_fields(details: DatasetDetails) -> list[str]:
@@ -194,12 +204,12 @@ def feedback_text(reflection: Reflection) -> str:
     return f"A previous attempt scored {reflection.score:.2f}. Problems: {problems}. {advice}".strip()
 
 
-def plan_retry(reflection: Reflection, attempt: int, max_sentences: int, max_chars: int) -> RetryPlan:
-    """The input of retry number `attempt` (1 = first retry): more text, other keywords, the feedback."""
-    rotation = RETRY_KEYWORDS[(attempt - 1) % len(RETRY_KEYWORDS)]
-    keywords = tuple(dict.fromkeys(k for k in (*reflection.keywords, *rotation) if k.strip()))[:MAX_KEYWORDS]
+def plan_retry(reflection: Reflection, attempt: int, max_chars: int) -> RetryPlan:
+    """The plan of retry number `attempt` (1 = first retry): more first-page text, the reflection's names and search
+    words, the feedback. The evidence the retry reads is the step's to find (`fresh_evidence`)."""
+    keywords = tuple(dict.fromkeys(k for k in reflection.keywords if k.strip()))[:MAX_KEYWORDS]
     feedback = f"Retry {attempt}. {feedback_text(reflection)}".strip()
-    return RetryPlan(max_sentences + 20, max_chars + 1500, keywords, feedback)
+    return RetryPlan(max_chars + 1500, keywords, feedback)
 
 
 def search_terms(values: object, limit: int = 6) -> list[str]:

@@ -17,14 +17,26 @@ import dspy
 
 from dsminer.document.pdf import ParsedPaper, first_pages_text
 from dsminer.events import EventLog
-from dsminer.evidence.context import CONTEXT_CHARS, EVIDENCE_CHARS, dataset_evidence
+from dsminer.evidence.context import (
+    CONTEXT_CHARS,
+    EVIDENCE_CHARS,
+    PaperContext,
+    dataset_evidence,
+    paper_context,
+    unread_context,
+    unread_dataset_evidence,
+)
 from dsminer.evidence.records import DatasetDetails, clean_list, clean_text
 from dsminer.mentions.benchmarks import find_benchmark_cues
+from dsminer.mentions.candidates import MAX_CANDIDATES, is_name_shaped, sentence_candidates
+from dsminer.mentions.cues import name_like_tokens
 from dsminer.mentions.evidence_model import EvidenceModel
 from dsminer.mentions.selection import Proposal, Selection, select_datasets
 from dsminer.programs.agent.memory import compose_memory_block
 from dsminer.programs.agent.reflection import (
     Reflection,
+    RetryPlan,
+    covered,
     parse_score,
     reflect_on_details,
     reflect_on_metadata,
@@ -35,7 +47,6 @@ from dsminer.programs.steps import (
     METADATA_CHARS,
     candidate_names_of,
     details_of,
-    names_inputs,
     proposals_of,
     refs_of,
     run_step,
@@ -46,8 +57,7 @@ from dsminer.signatures.reflection import without_memory_block
 from dsminer.tools.workspace import PaperView
 
 SUMMARY_CHARS = 600
-EVIDENCE_WIDENING = 600  # more evidence characters on each retry of a detail step
-CONTEXT_WIDENING = 1000  # more context characters on each retry of a names step
+EVIDENCE_WIDENING = 600  # more evidence characters a detail retry may read than a first attempt
 
 
 # One lock for every count: papers processed in parallel threads add to the same counters.
@@ -113,6 +123,7 @@ class StepInput:
     lessons: tuple[str, ...] = ()
     feedback: str = ""
     dataset: str | None = None
+    evidence: PaperContext | None = None  # the new evidence a retry reads (None on a first attempt)
 
     @property
     def memory_block(self) -> str:
@@ -125,8 +136,9 @@ class StepInput:
         return {"rollout_id": self.attempt} if self.attempt and temperature else None
 
     def describe(self) -> dict[str, Any]:
-        return {"attempt": self.attempt, "max_sentences": self.max_sentences, "max_chars": self.max_chars,
-                "keywords": list(self.keywords), "lessons": len(self.lessons), "feedback": bool(self.feedback)}
+        described = {"attempt": self.attempt, "max_sentences": self.max_sentences, "max_chars": self.max_chars,
+                     "keywords": list(self.keywords), "lessons": len(self.lessons), "feedback": bool(self.feedback)}
+        return {**described, **({"evidence": dict(self.evidence.kinds)} if self.evidence is not None else {})}
 
 
 class ReadPaper:
@@ -194,7 +206,16 @@ class MetadataStep(ModelStep):
         return f"title: {state.title or '-'}; authors: {', '.join(state.authors[:6]) or '-'}; year: {state.year or '-'}"
 
     def gain(self, before: PaperRefs, after: PaperRefs) -> int:
-        return 0
+        """The fields an attempt filled."""
+        return sum(1 for key, value in after.model_dump().items()
+                   if value not in (None, [], "") and getattr(before, key) in (None, [], ""))
+
+    def fresh_evidence(self, view: PaperView, params: StepInput, state: PaperRefs,
+                       plan: RetryPlan) -> PaperContext | None:
+        """More of the first pages than the attempts so far read (up to the plan's characters); None when they read
+        all."""
+        more = len(first_pages_text(view.paper, plan.max_chars)) - len(first_pages_text(view.paper, params.max_chars))
+        return PaperContext("", kinds=(("first_pages", more),)) if more > 0 else None
 
 
 @dataclass(frozen=True)
@@ -221,8 +242,14 @@ class NamesStep(ModelStep):
         self.evidence_model: EvidenceModel | None = None
 
     def act(self, view: PaperView, params: StepInput, events: EventLog) -> list[Proposal] | None:
-        inputs = names_inputs(view.paper, params.max_sentences, params.keywords,
-                              max_chars=CONTEXT_CHARS + CONTEXT_WIDENING * params.attempt, candidates=view.candidates)
+        """A first attempt reads the workflow's context; a retry reads the new evidence it was given, with the
+        candidate names found in it first."""
+        context = params.evidence or paper_context(view.paper, params.max_sentences, params.keywords,
+                                                   max_chars=CONTEXT_CHARS)
+        view.read_sentences |= context.sentences
+        view.read_tables |= context.tables
+        candidates = view.candidates if params.evidence is None else evidence_candidates(view, context)
+        inputs = {"context": context.text, "candidates": list(candidates)}
         events.emit("names_input", paper=view.paper.file_name, step=self.name, attempt=params.attempt,
                     text=shown_text(inputs))
         prediction = self.ask(view, params, events, inputs)
@@ -239,14 +266,25 @@ class NamesStep(ModelStep):
     def check(self, view: PaperView, params: StepInput, state: FoundNames,
               latest: list[Proposal] | None) -> Reflection:
         proposed = [p.name for p in latest or [] if p.kind == "dataset"]
-        return reflect_on_names(proposed, state.kept, view.paper.text, view.cues)
+        unread = unread_names(view, state) if len(state.kept) < self.max_records else []
+        return reflect_on_names(proposed, state.kept, view.paper.text, view.cues, unread)
 
     def summary(self, state: FoundNames) -> str:
         dropped = [f"{name} ({why})" for name, why in state.selection.dropped]
         return f"kept: {', '.join(state.kept) or 'none'}; dropped: {', '.join(dropped) or 'none'}"[:SUMMARY_CHARS]
 
     def gain(self, before: FoundNames, after: FoundNames) -> int:
-        return len(after.kept) - len(before.kept)
+        """The datasets an attempt added to those kept, or whose role it changed."""
+        roles = {dataset.name: dataset.role for dataset in before.selection.chosen}
+        return sum(1 for dataset in after.selection.chosen if roles.get(dataset.name, "") != dataset.role)
+
+    def fresh_evidence(self, view: PaperView, params: StepInput, state: FoundNames,
+                       plan: RetryPlan) -> PaperContext | None:
+        """What the attempts so far did not read of where the paper describes its data (tables, data sections, an
+        appendix, cued and named sentences), and the sentences writing a word of a name the model gave that the
+        paper does not write so, or of the plan's names and search words; None when nothing is left."""
+        unwritten = [name for name, reason in state.selection.dropped if reason.startswith("not in the paper")]
+        return unread_context(view.paper, view.read_sentences, view.read_tables, [*unwritten, *plan.keywords])
 
 
 class DetailsStep(ModelStep):
@@ -256,8 +294,9 @@ class DetailsStep(ModelStep):
 
     def act(self, view: PaperView, params: StepInput, events: EventLog) -> DatasetDetails | None:
         name = params.dataset or ""
-        evidence = dataset_evidence(view.paper, [name, *view.aliases.get(name, ())],
-                                    EVIDENCE_CHARS + EVIDENCE_WIDENING * params.attempt)
+        evidence = params.evidence.text if params.evidence is not None else dataset_evidence(
+            view.paper, [name, *view.aliases.get(name, ())], EVIDENCE_CHARS)
+        view.read_evidence[name] = f"{view.read_evidence.get(name, '')}\n{evidence}"
         evidence = "\n".join(line for line in (evidence, *view.hints.get(name, ())) if line)
         prediction = self.ask(view, params, events, {"dataset_name": name, "evidence": evidence})
         return None if prediction is None else details_of(prediction)
@@ -278,7 +317,48 @@ class DetailsStep(ModelStep):
                 f"fields: {', '.join(clean_list(state.fields)) or '-'}")[:SUMMARY_CHARS]
 
     def gain(self, before: DatasetDetails, after: DatasetDetails) -> int:
-        return 0
+        """The described fields an attempt filled."""
+        return sum(1 for f in fields(after)
+                   if _is_empty(getattr(before, f.name)) and not _is_empty(getattr(after, f.name)))
+
+    def fresh_evidence(self, view: PaperView, params: StepInput, state: DatasetDetails,
+                       plan: RetryPlan) -> PaperContext | None:
+        """The dataset's mentions and table lines the attempts so far did not read; None when there are none."""
+        name = params.dataset or ""
+        return unread_dataset_evidence(view.paper, [name, *view.aliases.get(name, ())],
+                                       view.read_evidence.get(name, ""), EVIDENCE_CHARS + EVIDENCE_WIDENING)
+
+
+def written_candidates(view: PaperView, context: PaperContext) -> list[str]:
+    """The candidate names a context's sentences and table rows write."""
+    sentences = view.paper.indexed_sentences()
+    found = [name for index in sorted(context.sentences) for name in sentence_candidates(sentences[index][0].text)]
+    found += [cell for index in sorted(context.tables) for cell in view.paper.tables[index].first_column
+              if is_name_shaped(cell)]
+    return list(dict.fromkeys(found))
+
+
+def evidence_candidates(view: PaperView, context: PaperContext) -> tuple[str, ...]:
+    """The candidate names a retry is offered: those its new sentences and tables write, then the paper's."""
+    unique: dict[str, str] = {}
+    for name in (*written_candidates(view, context), *view.candidates):
+        unique.setdefault(name.casefold(), name)
+    return tuple(unique.values())[:MAX_CANDIDATES]
+
+
+def unread_names(view: PaperView, state: FoundNames) -> list[str]:
+    """Names (acronyms, CamelCase, capitalised or digit-bearing tokens) written where no names attempt has read of
+    the paper's data sections, tables, appendix and named or cued sentences, that no attempt has judged (a name
+    offered in the candidate list alone, without the sentence that writes it, is not judged)."""
+    context = unread_context(view.paper, view.read_sentences, view.read_tables)
+    if context is None:
+        return []
+    sentences = view.paper.indexed_sentences()
+    written = [*written_candidates(view, context),
+               *(token for index in sorted(context.sentences) for token in sorted(name_like_tokens(
+                   sentences[index][0].text)))]
+    judged = [proposal.name for proposal in state.raw]
+    return [name for name in dict.fromkeys(written) if not covered(name, judged)]
 
 
 def _is_empty(value: object) -> bool:
