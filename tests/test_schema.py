@@ -33,7 +33,9 @@ def test_dataset_id_is_stable_and_paper_scoped():
 def test_record_has_exactly_the_schema_fields():
     record = DatasetRecord(dataset_id="ds-1", name="Foo", evidence=Evidence(source="a.pdf"))
     assert set(record.model_dump()) == {
-        "dataset_id", "name", "aliases", "role", "dataset_describe", "paper_refs", "dataset_link", "platform", "evidence"}
+        "dataset_id", "name", "aliases", "role", "dataset_describe", "paper_refs", "dataset_link", "platform", "evidence",
+        "borrowed_link"}
+    assert record.borrowed_link is None
     assert set(record.dataset_describe.model_dump()) == {"content", "type", "domain", "fields"}
     assert set(record.paper_refs.model_dump()) == {
         "title", "authors", "institutions", "venue", "year", "url", "is_fellow"}

@@ -69,6 +69,8 @@ class AgentSettings(BaseModel):
     planner: Literal["llm", "deterministic"] = "llm"  # S2: the model picks the next tool, or the fixed order
     planner_memory: bool = True  # S2: lessons from memory in the planner's prompt
     step_budget: int = Field(40, ge=2, le=500)  # S2: tool calls per paper
+    corpus_memory: bool = True  # the datasets of the papers committed before, offered where a later paper writes them
+    memory_catalog: Path | None = None  # a catalogue folder (dsminer catalog build) the corpus memory starts from
 
 
 class Settings(BaseSettings):

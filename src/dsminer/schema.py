@@ -49,12 +49,23 @@ class Evidence(BaseModel):
     quote: str | None = None
 
 
+class BorrowedLink(BaseModel):
+    """A link for a dataset that its paper does not give: from an earlier paper of the corpus or a catalogue."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str
+    source: str  # the paper that gives it, or "catalogue <name>"
+
+
 class DatasetRecord(BaseModel):
     """One JSONL line: a dataset a paper uses or releases.
 
     `aliases` are the other names the paper uses for the dataset (an abbreviation, a longer form);
     `role` is what the paper does with it: `created` (builds or releases it), `used` (trains or
-    evaluates on it) or `mentioned` (only cites or discusses it)."""
+    evaluates on it) or `mentioned` (only cites or discusses it). `dataset_link` is the link the paper gives;
+    `borrowed_link`, set only by the optimised agent for a dataset left without one, is a link from an earlier
+    paper of the corpus or a catalogue, with its source."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -67,6 +78,7 @@ class DatasetRecord(BaseModel):
     dataset_link: str | None = None
     platform: Platform = "unspecified"
     evidence: Evidence
+    borrowed_link: BorrowedLink | None = None
 
 
 _LEADING_THE = re.compile(r"^the\s+")

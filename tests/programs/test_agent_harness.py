@@ -40,3 +40,54 @@ def test_agent_metrics_and_step_spans_reach_mlflow(appendix_pdf, tmp_path, monke
     assert "CHAT_MODEL" in kinds or "LLM" in kinds  # each model call, with its prompt and answer
     assert not [name for name in spans if name.endswith((".format", ".parse"))]  # no adapter spans
     assert (tmp_path / "memory.jsonl").is_file()
+
+
+def test_a_later_paper_is_offered_what_earlier_papers_committed_and_a_resume_offers_it_again(paper_pdf, tmp_path,
+                                                                                            monkeypatch):
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    second = shutil.copy(paper_pdf, tmp_path / "second.pdf")
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    both = {"names": [{"name": "ReefCount-3k", "kind": "dataset", "role": "used"},
+                      {"name": "KelpScenes", "kind": "dataset", "role": "used"}]}
+    detail = {"content": "images", "data_type": "images", "domain": "marine", "data_fields": ["count"]}
+    corpus = [CorpusPaper(paper_pdf, PaperRefs(title="Reef")), CorpusPaper(second, PaperRefs(title="Reef"))]
+
+    def run(papers, limit=None):
+        settings = Settings(condition="s1a", out_dir=tmp_path / "run", tracking_uri=uri, experiment="corpus",
+                            limit=limit, agent={"memory": False})
+        lm = DummyLM([both, detail, detail] * 2)
+        return run_condition(settings, papers, build_program(settings), lm, {"model": "dummy", "kind": "local"})
+
+    def offered(paper):
+        events = [json.loads(line) for line in (tmp_path / "run" / "events.jsonl").read_text().splitlines()]
+        return [[d["name"] for d in e["datasets"]] for e in events
+                if e["kind"] == "corpus_offered" and e["paper"] == paper]
+
+    run(corpus[:1])
+    assert offered("reef.pdf") == []  # nothing was committed before the first paper
+    outcome = run(corpus)  # the resume reads the first paper's records back before the second starts
+    assert offered("second.pdf") == [["ReefCount-3k", "KelpScenes"]]
+    assert outcome.metrics["corpus_offered"] == 2
+
+
+def test_papers_of_one_run_are_offered_the_datasets_of_those_committed_before(paper_pdf, tmp_path, monkeypatch):
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    second = shutil.copy(paper_pdf, tmp_path / "second.pdf")
+    settings = Settings(condition="s1a", out_dir=tmp_path / "run", tracking_uri=f"sqlite:///{tmp_path}/mlflow.db",
+                        experiment="corpus", agent={"memory": False})
+    both = {"names": [{"name": "ReefCount-3k", "kind": "dataset", "role": "used"},
+                      {"name": "KelpScenes", "kind": "dataset", "role": "used"}]}
+    detail = {"content": "images", "data_type": "images", "domain": "marine", "data_fields": ["count"]}
+    corpus = [CorpusPaper(paper_pdf, PaperRefs(title="Reef")), CorpusPaper(second, PaperRefs(title="Reef"))]
+    program = build_program(settings)
+    run_condition(settings, corpus, program, DummyLM([both, detail, detail] * 2), {"model": "dummy", "kind": "local"})
+    events = [json.loads(line) for line in (tmp_path / "run" / "events.jsonl").read_text().splitlines()]
+    offered = [(e["paper"], [d["papers"] for d in e["datasets"]]) for e in events if e["kind"] == "corpus_offered"]
+    assert offered == [("second.pdf", [["reef.pdf"], ["reef.pdf"]])]
+    assert len(program.corpus) == 2
+    off = Settings(condition="s1a", agent={"memory": False, "corpus_memory": False})
+    assert build_program(off).corpus is None

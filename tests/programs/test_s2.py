@@ -233,3 +233,22 @@ def test_a_link_stuck_dataset_is_recovered_from_its_cited_reference(tmp_path):
     assert recovery == ["extract_dataset_names", "extract_references", "search_links"]
     metrics = agent.run_metrics()
     assert metrics["s2.stuck"] == 1 and metrics["s2.recovered"] == 1 and metrics["s2.link_precision"] == 1.0
+
+
+def test_a_dataset_left_without_a_link_borrows_one_from_an_earlier_paper_marked_as_such(paper_pdf):
+    from dsminer.catalog.memory import CorpusMemory, offering
+    from tests.catalog.test_entries import record
+
+    memory = CorpusMemory()
+    memory.add([record("earlier.pdf", "KelpScenes", link="https://kelp.example.org/data")])
+    with offering(memory.view()):
+        records, _, events, agent = run_s2(paper_pdf, [BOTH, DETAILS, DETAILS])
+    kelp = next(r for r in records if r.name == "KelpScenes")
+    assert kelp.dataset_link is None  # the paper gives none
+    assert kelp.borrowed_link.url == "https://kelp.example.org/data" and kelp.borrowed_link.source == "earlier.pdf"
+    reef = next(r for r in records if r.name == "ReefCount-3k")
+    assert reef.dataset_link is not None and reef.borrowed_link is None  # a paper's own link is never replaced
+    borrowed = [e for e in events.events if e["kind"] == "link_borrowed"]
+    assert [(e["dataset"], e["source"]) for e in borrowed] == [("KelpScenes", "earlier.pdf")]
+    metrics = agent.run_metrics()
+    assert metrics["s2.recovered_borrowed"] == metrics["s2.recovered"] == 1

@@ -195,6 +195,22 @@ def unread_context(paper: ParsedPaper, read_sentences: Collection[int], read_tab
                         frozenset(tables[:len(table_lines)]), tuple(sorted(kinds.items())))
 
 
+def with_known_mentions(paper: ParsedPaper, context: PaperContext | None, names: Sequence[str],
+                        ) -> PaperContext | None:
+    """`context` with, first, the first mention of each of `names` (datasets of earlier papers the paper writes)
+    that it does not hold already, read before or not; `context` itself when there are none."""
+    lines = [line for name in names for line in dataset_lines(paper, [name], 1)[:1]
+             if context is None or line.split("] ", 1)[-1][:80] not in context.text]
+    lines = list(dict.fromkeys(lines))
+    if not lines:
+        return context
+    kinds = Counter(dict(context.kinds) if context is not None else {})
+    kinds["known"] += len(lines)
+    text = "\n".join(part for part in ("\n".join(lines), context.text if context is not None else "") if part)
+    return PaperContext(text, context.sentences if context is not None else frozenset(),
+                        context.tables if context is not None else frozenset(), tuple(sorted(kinds.items())))
+
+
 def _may_name_data(title: str | None) -> bool:
     """Whether a section of this title may name data: any but the front matter (before the first heading: title,
     authors, affiliations) and the sections that name funders and people."""

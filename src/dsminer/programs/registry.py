@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dspy
 
+from dsminer.catalog.memory import CorpusMemory
 from dsminer.config import DEFAULT_LOCAL_MODEL, Settings
 from dsminer.errors import ConfigError
 from dsminer.mentions.catalog import load_catalog_names, load_catalog_urls
@@ -34,10 +35,23 @@ def build_agent(settings: Settings) -> ReflectiveAgent:
     )
     memory = MemoryStore(default_memory_path(settings)) if settings.agent.memory else None
     if settings.condition == "s2":
-        return OptimisedAgent(options, memory, load_catalog_names(settings.catalog_dir), settings.agent.planner,
-                              settings.agent.step_budget, settings.agent.planner_memory,
-                              load_catalog_urls(settings.catalog_dir))
-    return ReflectiveAgent(options, memory, load_catalog_names(settings.catalog_dir))
+        agent = OptimisedAgent(options, memory, load_catalog_names(settings.catalog_dir), settings.agent.planner,
+                               settings.agent.step_budget, settings.agent.planner_memory,
+                               load_catalog_urls(settings.catalog_dir))
+    else:
+        agent = ReflectiveAgent(options, memory, load_catalog_names(settings.catalog_dir))
+    agent.corpus = corpus_memory(settings)
+    return agent
+
+
+def corpus_memory(settings: Settings) -> CorpusMemory | None:
+    """The agents' corpus memory, started from the settings' catalogue folder if one is given; None when off."""
+    if not settings.agent.corpus_memory:
+        return None
+    corpus = CorpusMemory()
+    if settings.agent.memory_catalog is not None:
+        corpus.seed(settings.agent.memory_catalog)
+    return corpus
 
 
 def compiled_program(settings: Settings) -> CompiledProgram | None:

@@ -128,6 +128,9 @@ def _run_locked(settings: Settings, corpus: Sequence[CorpusPaper], todo: list[Co
         if not resumed_id:
             tracking.log_reproducibility([paper.path for paper in corpus], program)
         trace_dspy_calls()
+        corpus = getattr(program, "corpus", None)
+        if previous is not None and corpus is not None:
+            corpus.add(store.read_records())  # a resume offers what the papers committed before it would have
         started = time.monotonic()
         counted: dict[str, float] = {}  # the program's counters, summed over the Ray tasks' copies
 

@@ -12,6 +12,7 @@ import dspy
 import mlflow
 from dspy.utils.exceptions import LMProviderError
 
+from dsminer.catalog.memory import CorpusMemory, offering
 from dsminer.config import Settings
 from dsminer.corpus.local import CorpusPaper
 from dsminer.errors import DsminerError
@@ -67,7 +68,8 @@ def process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module,
 
     A paper whose steps all answered is `ok`; one with a failed step keeps its records and is `partial`. A names
     step that never answered (the paper has nothing), an endpoint that stays down, the time limit, an unreadable
-    PDF or an unexpected error make it `failed` with the reason (a resume processes it again). A fatal endpoint error is raised after the paper is
+    PDF or an unexpected error make it `failed` with the reason (a resume processes it again). An agent with corpus
+    memory is offered what was committed before the paper started, and the paper's records join it once committed. A fatal endpoint error is raised after the paper is
     committed, since no later paper can succeed either. `trace_metadata` goes on the paper's trace."""
     name = paper.path.name
     meter = UsageMeter(lm)
@@ -87,8 +89,9 @@ def process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module,
             span.set_status("ERROR")
             span.set_outputs({"status": "failed", "reason": reason})
 
+        corpus: CorpusMemory | None = getattr(program, "corpus", None)
         try:
-            with guarding(guard), recording(events):
+            with guarding(guard), recording(events), offering(corpus.view() if corpus is not None else None):
                 parsed = parser.parse(paper.path, guard.time_left("parse"))
                 records: list[DatasetRecord] = program(paper=parsed, supplied=paper.refs).records
         except EndpointError as exc:
@@ -113,6 +116,8 @@ def process_paper(paper: CorpusPaper, parser: PaperParser, program: dspy.Module,
         used = meter.take()
         events.flush()
         row = _commit(commit, name, records, status, reason, used, guard)
+        if corpus is not None:
+            corpus.add(records)  # offered to the papers that start from now on
         events.emit("paper_done", paper=name, status=status, records=row["records"], seconds=row["seconds"],
                     llm_calls=used.calls)
         events.flush()

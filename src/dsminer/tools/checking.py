@@ -6,7 +6,7 @@ from dsminer.document.links import platform_for_url
 from dsminer.events import current_events
 from dsminer.evidence.grounding import normalise_records, search_links, verify_evidence
 from dsminer.evidence.records import DatasetDetails, build_record, resolve_link
-from dsminer.schema import PaperRefs
+from dsminer.schema import BorrowedLink, PaperRefs
 from dsminer.tools.workspace import Tool, add_links
 
 
@@ -47,12 +47,22 @@ class VerifyEvidence(Tool):
             link = None
         elif link is not None and "link" in work.stuck:
             work.resolved.add("link")
+        borrowed = None if link is not None else next(
+            (BorrowedLink(url=c.url, source=ws.link_sources.get(c.url, "catalogue"))
+             for c in work.links or [] if c.source == "catalog"), None)
+        if borrowed is not None:
+            events.emit("link_borrowed", paper=ws.paper.file_name, step="verify_evidence", dataset=dataset,
+                        url=borrowed.url, source=borrowed.source)
+            if "link" in work.stuck:
+                work.resolved.add("link")
         record = build_record(ws.paper, ws.refs or ws.supplied or PaperRefs(), dataset,
                               work.details or DatasetDetails(), work.chosen.aliases, events,
                               other_names=list(ws.datasets), role=work.chosen.role)
-        work.record = record.model_copy(update={"dataset_link": link, "platform": platform_for_url(link)})
+        work.record = record.model_copy(update={"dataset_link": link, "platform": platform_for_url(link),
+                                                "borrowed_link": borrowed})
+        via = f"borrowed {borrowed.url} from {borrowed.source}" if borrowed is not None else "none"
         return (f"{dataset}: {'named' if verification.exact else 'fuzzy match' if verification.found else 'not found'}"
-                f" (p{verification.page}); link {link or 'none'}")
+                f" (p{verification.page}); link {link or via}")
 
 
 class NormaliseRecords(Tool):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import dspy
 
+from dsminer.catalog.memory import KnownDataset
 from dsminer.document.pdf import ParsedPaper
 from dsminer.document.references import Reference
 from dsminer.document.text import name_pattern
@@ -37,6 +38,8 @@ class PaperView:
     read_sentences: set[int] = field(default_factory=set)
     read_tables: set[int] = field(default_factory=set)
     read_evidence: dict[str, str] = field(default_factory=dict)
+    # The datasets of earlier papers (corpus memory) this paper writes, each with the name it writes.
+    known: list[tuple[str, KnownDataset]] = field(default_factory=list)
 
 
 @dataclass
@@ -89,6 +92,7 @@ class Workspace:
     supplied: PaperRefs | None
     budget: int
     catalog_urls: dict[str, str] = field(default_factory=dict)  # known datasets' URLs, for the link search
+    link_sources: dict[str, str] = field(default_factory=dict)  # where a known URL comes from (a paper, a catalogue)
     parsed: bool = False
     view: PaperView | None = None  # what reading the paper gave the model steps, once parsed
     refs: PaperRefs | None = None

@@ -154,6 +154,27 @@ def test_a_name_only_unread_text_writes_is_read_by_a_retry_that_adds_it(make_pdf
     assert of_kind(events, "stop", "names")[0]["reason"] in ("quality_met", "nothing_unread")
 
 
+def test_a_dataset_earlier_papers_used_that_no_attempt_judged_is_asked_about_on_a_retry(paper_pdf):
+    from dsminer.catalog.memory import CorpusMemory, offering
+    from tests.catalog.test_entries import record
+
+    memory = CorpusMemory()
+    memory.add([record("earlier.pdf", "KelpScenes", link="https://kelp.example.org")])
+    with offering(memory.view()):
+        records, lm, events, agent = run_agent(paper_pdf, [names("ReefCount-3k"), names("KelpScenes"), details(),
+                                                           details()])
+    assert [r.name for r in records] == ["ReefCount-3k", "KelpScenes"]
+    assert "earlier.pdf" not in prompt(lm.history[0])  # the first attempt is the workflow's call
+    assert "Earlier papers of this corpus used KelpScenes" in prompt(lm.history[1])
+    assert "KelpScenes corpus" in prompt(lm.history[1])  # its mention, read again
+    offered = of_kind(events, "corpus_offered")[0]["datasets"]
+    assert offered == [{"name": "KelpScenes", "written": "KelpScenes", "papers": ["earlier.pdf"],
+                        "links": ["https://kelp.example.org"]}]
+    assert of_kind(events, "retry", "names")[0]["params"]["evidence"] == {"known": 1}
+    assert agent.counters.corpus_offered == 1 and agent.counters.productive_retries == 1
+    assert records[1].dataset_link is None  # a paper's record keeps the link the paper gives
+
+
 def test_nothing_left_unread_ends_the_step_without_a_retry(paper_pdf):
     # The one-page paper's context reads every sentence that may name data: a retry would re-ask the same.
     records, lm, events, agent = run_agent(paper_pdf, [names("ReefCount-3k"), details()], retry_budget=2)

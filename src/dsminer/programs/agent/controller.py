@@ -18,6 +18,7 @@ from typing import Any, Literal
 import dspy
 import mlflow
 
+from dsminer.catalog.memory import CorpusMemory, current_corpus
 from dsminer.document.pdf import ParsedPaper
 from dsminer.events import EventLog, current_events
 from dsminer.evidence.records import DatasetDetails, build_record, complete_refs
@@ -69,6 +70,7 @@ class AgentCounters(Counts):
     productive_retries: int = 0
     budget_stops: int = 0
     nothing_unread_stops: int = 0
+    corpus_offered: int = 0
     memory_retrievals: int = 0
     memory_injections: int = 0
     memory_writes: int = 0
@@ -98,6 +100,7 @@ class ReflectiveAgent(dspy.Module):
         self.details = dspy.Predict(DescribeDatasetWithMemory, max_tokens=STEP_TOKENS["details"])
         self.reflector = dspy.Predict(ReflectOnStep, max_tokens=STEP_TOKENS["reflection"])
         self.counters = AgentCounters()
+        self.corpus: CorpusMemory | None = None  # the datasets of earlier papers (`dsminer.run` fills it)
         self.tools = ToolManager()
         self.steps = {"metadata": MetadataStep(self.metadata),
                       "names": NamesStep(self.names, options.max_records),
@@ -167,6 +170,12 @@ class AgentController:
             view: PaperView = self.agent.tools.call("parse", self.paper)
             self.emit("result", "parse", sentences=len(view.body), links=len(self.paper.links),
                       cues=view.cues.describe(), expected_datasets=view.cues.expected_datasets())
+            view.known = current_corpus().written_in(self.paper.text)
+            if view.known:
+                self.counters.add(corpus_offered=len(view.known))
+                self.emit("corpus_offered", "parse", datasets=[
+                    {"name": d.name, "written": written, "papers": [paper for paper, _ in d.papers],
+                     "links": [url for url, _ in d.links]} for written, d in view.known])
         return view
 
     def paper_refs(self) -> PaperRefs:

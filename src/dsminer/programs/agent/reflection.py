@@ -17,9 +17,7 @@ from dsminer.mentions.benchmarks import BenchmarkCues
 from dsminer.mentions.names import clean_dataset_names, name_problem
 from dsminer.schema import PaperRefs
 
-# Names left unread where a paper describes its data take the score under the default threshold on their own: the
-# retry that reads them is the one change of input that can add a dataset.
-UNREAD_PENALTY = 0.45
+UNREAD_PENALTY = 0.45  # names of the paper no attempt judged (see `_unjudged`)
 DETAIL_WEIGHTS = {"content": 0.35, "data_type": 0.2, "domain": 0.2, "fields": 0.1}
 MAX_KEYWORDS = 10
 
@@ -144,25 +142,32 @@ def _absent(raw: Sequence[str], paper_text: str) -> tuple[list[Issue], list[str]
         f"Give dataset names exactly as the paper writes them; {names} do not occur in the text."]
 
 
-def _unread_issues(unread: Sequence[str]) -> tuple[list[Issue], list[str]]:
-    """Candidate names that lie only where no attempt has read (data sections, tables, an appendix)."""
-    if not unread:
+def _unjudged(code: str, problem: str, advice: str, names: Sequence[str]) -> tuple[list[Issue], list[str]]:
+    """Names of the paper no attempt has judged (`problem` and `advice` hold `{names}`): one issue that takes the
+    score under the default threshold, since a retry that reads them is the one change of input that can add a
+    dataset."""
+    if not names:
         return [], []
-    names = ", ".join(unread[:6])
-    return [Issue("unread_data", f"names no attempt read, in the paper's data sections, tables or appendix: {names}",
-                  UNREAD_PENALTY)], [f"Judge the names in the new text: {names}."]
+    listed = "; ".join(names[:6])
+    return [Issue(code, problem.format(names=listed), UNREAD_PENALTY)], [advice.format(names=listed)]
 
 
 def reflect_on_names(raw: Sequence[str], kept: Sequence[str], paper_text: str, cues: BenchmarkCues,
-                     unread: Sequence[str] = ()) -> Reflection:
+                     unread: Sequence[str] = (), known: Sequence[str] = ()) -> Reflection:
     """Judge a names step: `raw` is the latest answer, `kept` the cleaned names found so far, `unread` the
-    candidate names of the text no attempt has read (given only while the cap leaves room)."""
+    candidate names of the text no attempt has read and `known` the datasets of earlier papers the paper writes
+    that no attempt judged, each described with its papers (both given only while the cap leaves room)."""
     count, count_hints, missing = _count_issues(kept, cues)
     kind, kind_hints = _wrong_kind(raw)
     absent, absent_hints = _absent(raw, paper_text)
-    unread_issues, unread_hints = _unread_issues(unread)
-    return judge([*count, *kind, *absent, *unread_issues], [*count_hints, *kind_hints, *absent_hints, *unread_hints],
-                 missing)
+    unread_issues, unread_hints = _unjudged(
+        "unread_data", "names no attempt read, in the paper's data sections, tables or appendix: {names}",
+        "Judge the names in the new text: {names}.", unread)
+    known_issues, known_hints = _unjudged(
+        "known_datasets", "datasets of earlier papers that this paper writes, not judged: {names}",
+        "Earlier papers of this corpus used {names}: say whether this paper does.", known[:4])
+    return judge([*count, *kind, *absent, *unread_issues, *known_issues],
+                 [*count_hints, *kind_hints, *absent_hints, *unread_hints, *known_hints], missing)
 
 
 def missing_detail_fields(details: DatasetDetails) -> list[str]:

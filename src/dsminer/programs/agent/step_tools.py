@@ -15,6 +15,7 @@ from typing import Any
 
 import dspy
 
+from dsminer.catalog.memory import KnownDataset
 from dsminer.document.pdf import ParsedPaper, first_pages_text
 from dsminer.events import EventLog
 from dsminer.evidence.context import (
@@ -25,6 +26,7 @@ from dsminer.evidence.context import (
     paper_context,
     unread_context,
     unread_dataset_evidence,
+    with_known_mentions,
 )
 from dsminer.evidence.records import DatasetDetails, clean_list, clean_text
 from dsminer.mentions.benchmarks import find_benchmark_cues
@@ -266,8 +268,11 @@ class NamesStep(ModelStep):
     def check(self, view: PaperView, params: StepInput, state: FoundNames,
               latest: list[Proposal] | None) -> Reflection:
         proposed = [p.name for p in latest or [] if p.kind == "dataset"]
-        unread = unread_names(view, state) if len(state.kept) < self.max_records else []
-        return reflect_on_names(proposed, state.kept, view.paper.text, view.cues, unread)
+        room = len(state.kept) < self.max_records
+        unread = unread_names(view, state) if room else []
+        known = [f"{written} ({dataset.describe()})" for written, dataset in unjudged_known(view, state)
+                 ] if room else []
+        return reflect_on_names(proposed, state.kept, view.paper.text, view.cues, unread, known)
 
     def summary(self, state: FoundNames) -> str:
         dropped = [f"{name} ({why})" for name, why in state.selection.dropped]
@@ -284,7 +289,9 @@ class NamesStep(ModelStep):
         appendix, cued and named sentences), and the sentences writing a word of a name the model gave that the
         paper does not write so, or of the plan's names and search words; None when nothing is left."""
         unwritten = [name for name, reason in state.selection.dropped if reason.startswith("not in the paper")]
-        return unread_context(view.paper, view.read_sentences, view.read_tables, [*unwritten, *plan.keywords])
+        known = [written for written, _ in unjudged_known(view, state)]
+        unread = unread_context(view.paper, view.read_sentences, view.read_tables, [*unwritten, *plan.keywords])
+        return with_known_mentions(view.paper, unread, known)
 
 
 class DetailsStep(ModelStep):
@@ -339,11 +346,19 @@ def written_candidates(view: PaperView, context: PaperContext) -> list[str]:
 
 
 def evidence_candidates(view: PaperView, context: PaperContext) -> tuple[str, ...]:
-    """The candidate names a retry is offered: those its new sentences and tables write, then the paper's."""
+    """The candidate names a retry is offered: those its new sentences and tables write, then the datasets of
+    earlier papers the paper writes, then the paper's."""
     unique: dict[str, str] = {}
-    for name in (*written_candidates(view, context), *view.candidates):
+    for name in (*written_candidates(view, context), *(written for written, _ in view.known), *view.candidates):
         unique.setdefault(name.casefold(), name)
     return tuple(unique.values())[:MAX_CANDIDATES]
+
+
+def unjudged_known(view: PaperView, state: FoundNames) -> list[tuple[str, KnownDataset]]:
+    """The datasets of earlier papers (corpus memory) this paper writes that no attempt has judged."""
+    judged = [proposal.name for proposal in state.raw]
+    return [(written, dataset) for written, dataset in view.known
+            if not any(covered(name, judged) for name in (written, dataset.name, *dataset.aliases))]
 
 
 def unread_names(view: PaperView, state: FoundNames) -> list[str]:

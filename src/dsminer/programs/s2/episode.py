@@ -11,6 +11,7 @@ from typing import Any
 
 import dspy
 
+from dsminer.catalog.memory import current_corpus
 from dsminer.document.pdf import ParsedPaper
 from dsminer.document.text import within_budget
 from dsminer.events import EventLog, current_events
@@ -56,6 +57,7 @@ class PlannerCounters(Counts):
     budget_ends: int = 0
     stuck: int = 0
     recovered: int = 0
+    recovered_borrowed: int = 0  # stuck datasets whose link came from the corpus memory or a catalogue
     evidence_lines: int = 0  # lines the recovery tools added to stuck datasets' evidence
     hinted_details: int = 0  # detail steps whose prompt carried recovered evidence or link candidates
     section_uses: int = 0
@@ -114,7 +116,9 @@ class Episode(AgentController):
                  events: EventLog) -> None:
         super().__init__(agent, paper, supplied, events)
         self.agent: OptimisedAgent = agent
-        self.ws = Workspace(paper, supplied, agent.step_budget, agent.catalog_urls, refs=complete_refs(supplied))
+        corpus = current_corpus()
+        self.ws = Workspace(paper, supplied, agent.step_budget, {**agent.catalog_urls, **corpus.links()},
+                            corpus.link_sources(), refs=complete_refs(supplied))
         self.tools = {tool.name: tool for tool in build_tools(self)}
 
     def run(self) -> list[DatasetRecord]:
@@ -135,6 +139,8 @@ class Episode(AgentController):
         checked = [d.verification.link_supported for d in works if d.verification is not None]
         counts.add(papers=1, steps=ws.steps, distinct_tools=len(ws.tools_used),
                    stuck=sum(bool(d.stuck) for d in works), recovered=sum(d.recovered for d in works),
+                   recovered_borrowed=sum(d.recovered and d.record is not None and d.record.borrowed_link is not None
+                                          for d in works),
                    evidence_lines=sum(len(d.evidence) for d in works), records=len(records),
                    records_with_link=sum(r.dataset_link is not None for r in records),
                    section_uses=ws.tools_used["retrieve_section"], table_uses=ws.tools_used["extract_tables"],
