@@ -252,3 +252,38 @@ def test_a_dataset_left_without_a_link_borrows_one_from_an_earlier_paper_marked_
     assert [(e["dataset"], e["source"]) for e in borrowed] == [("KelpScenes", "earlier.pdf")]
     metrics = agent.run_metrics()
     assert metrics["s2.recovered_borrowed"] == metrics["s2.recovered"] == 1
+
+
+def test_the_planner_is_told_what_the_names_step_will_not_read(long_appendix_pdf):
+    from dsminer.programs.agent.step_tools import ReadPaper
+
+    ws = workspace(long_appendix_pdf)
+    ws.view = ReadPaper()(ws.paper)
+    state = ws.describe()
+    assert "not read by the names step: " in state and "of an appendix" in state
+    ws.references = [type("Entry", (), {"urls": ["https://x.example.org"]})(), type("Entry", (), {"urls": []})()]
+    assert "1 reference entries with URLs" in ws.describe()
+
+
+def test_the_planner_is_told_when_the_names_step_reads_all(paper_pdf):
+    from dsminer.programs.agent.step_tools import ReadPaper
+
+    ws = workspace(paper_pdf)
+    ws.view = ReadPaper()(ws.paper)
+    assert "the names step reads every sentence that may name data" in ws.describe()
+
+
+def test_the_tools_that_found_what_the_records_hold_become_a_planner_lesson(paper_pdf, tmp_path):
+    from dsminer.programs.agent.memory import MemoryStore
+
+    memory = MemoryStore(tmp_path / "memory.jsonl")
+    agent = OptimisedAgent(AgentOptions(), memory, planner="deterministic")
+    events = EventLog()
+    with dspy.context(lm=DummyLM([BOTH, DETAILS, DETAILS])), recording(events):
+        agent(paper=parse_pdf(paper_pdf), supplied=SUPPLIED)
+    credits = [e for e in events.events if e["kind"] == "tool_credits"][0]["credits"]
+    assert credits == {"search_links": ["the link of ReefCount-3k"]}
+    lessons = [e for e in memory.long if e.step == "planner"]
+    assert [(e.paper, e.lesson) for e in lessons] == [
+        ("reef.pdf", "Planner: search_links found the link of ReefCount-3k in an earlier paper.")]
+    assert memory.retrieve("planner", []) == lessons  # proven: what it names is in a record

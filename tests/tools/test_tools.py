@@ -29,8 +29,9 @@ def test_candidates_stop_at_the_cap_and_are_counted_once():
     room = MAX_CANDIDATES + READ_CANDIDATES
     ws = Workspace(paper=None, supplied=None, budget=1,
                    view=PaperView(None, [], BenchmarkCues(), tuple(f"Set{i}" for i in range(room - 1))))
-    assert add_candidates(ws, ["set0", "NewSet", "OtherSet"]) == 1
+    assert add_candidates(ws, ["set0", "NewSet", "OtherSet"], "extract_tables") == 1
     assert len(ws.view.candidates) == room == 16 and ws.view.candidates[-1] == "NewSet"
+    assert ws.candidate_tools == {"newset": "extract_tables"}
 
 
 def test_a_keyword_search_for_a_stuck_dataset_becomes_its_evidence(paper_pdf):
@@ -44,7 +45,8 @@ def test_a_keyword_search_for_a_stuck_dataset_becomes_its_evidence(paper_pdf):
 def test_the_evidence_check_takes_the_link_the_paper_gives_and_the_normalisation_logs_to_the_run(paper_pdf):
     work = DatasetWork(ChosenDataset("FooBench-10", (), "used", 2), details=DatasetDetails(content="widget images"))
     ws = workspace(paper_pdf, names=Selection(), datasets={"FooBench-10": work})
-    add_links(work, [LinkCandidate("https://github.com/acme/bar-corpus", "text", 1, "here")])
+    add_links(work, [LinkCandidate("https://github.com/acme/bar-corpus", "text", 1, "here")], "read_page")
+    assert work.link_tools == {"https://github.com/acme/bar-corpus": "read_page"}
     events = EventLog()
     with recording(events):
         observation = VerifyEvidence(ws)(dataset="FooBench-10")

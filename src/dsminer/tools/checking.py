@@ -22,7 +22,7 @@ class SearchLinks(Tool):
                              ws.catalog_urls)
         if work.links is not None:
             work.retried.add(self.name)
-        add_links(work, found) if work.links is not None else setattr(work, "links", found)
+        add_links(work, found, self.name)
         return f"{len(work.paper_links)} links for {dataset}: " + ", ".join(c.url for c in work.paper_links[:3]) \
             if work.paper_links else f"nothing: no link for {dataset} in the paper"
 

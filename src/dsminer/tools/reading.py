@@ -25,7 +25,7 @@ class ReadPage(Tool):
         urls = [link.url for link in paper.links if link.page == page and url_names(link.url, work.names)]
         added = add_evidence(work, [f"[p{page}] {line}" for line in lines])
         new = add_links(work, [LinkCandidate(url, "text", page, "a URL on the page spelling its name")
-                                for url in urls])
+                                for url in urls], self.name)
         return f"page {page}: {len(text)} characters, {added} lines about {work.chosen.name}, {new} new URLs" \
             if added or new else f"nothing new about {work.chosen.name} on page {page}"
 
@@ -41,7 +41,7 @@ class RetrieveSection(Tool):
         if work is None:
             ws.sections = sections
             added = add_candidates(ws, [name for s in sections for sentence in s.sentences
-                                                   for name in sentence_candidates(sentence.text)])
+                                        for name in sentence_candidates(sentence.text)], self.name)
             titles = ", ".join(s.title for s in sections)
             return f"{len(sections)} sections ({titles}); {added} new candidate names" if sections else \
                 f"nothing: no section heading matches {heading}"
@@ -50,7 +50,7 @@ class RetrieveSection(Tool):
         lines = [f"[p{s.page}] {t.text}" for s in sections for t in s.sentences if pattern and pattern.search(t.text)]
         urls = [LinkCandidate(url, "text", s.page, t.text) for s in sections for t in s.sentences
                 if pattern and pattern.search(t.text) for url in find_urls(t.text)]
-        added, new = add_evidence(work, lines), add_links(work, urls)
+        added, new = add_evidence(work, lines), add_links(work, urls, self.name)
         return f"{added} section lines and {new} URLs about {work.chosen.name}" if added or new else \
             f"nothing about {work.chosen.name} in the {heading} sections"
 
@@ -72,7 +72,7 @@ class ExtractTables(Tool):
             return f"{added} table lines about {work.chosen.name}" if added else \
                 f"nothing: no table names {work.chosen.name}"
         names = [cell for table in tables for cell in table.first_column if is_name_shaped(cell)]
-        added = add_candidates(self.ws, names)
+        added = add_candidates(self.ws, names, self.name)
         captions = "; ".join((t.caption or "Table")[:60] for t in tables[:4])
         return f"{len(tables)} tables ({captions}); {added} new candidate names" if tables else "nothing: no tables"
 
@@ -89,7 +89,7 @@ class SearchKeywords(Tool):
             work.recovery.append(self.name)
             add_evidence(work, [f"[p{h.page}] {h.snippet}" for h in hits])
             add_links(work, [LinkCandidate(url, "text", h.page, h.snippet) for h in hits
-                              for url in find_urls(h.snippet)])
+                              for url in find_urls(h.snippet)], self.name)
         return f"{len(hits)} hits for {keyword}: " + " | ".join(f"p{h.page}" for h in hits) if hits else \
             f"nothing: no sentence writes {keyword}"
 
@@ -112,6 +112,6 @@ class ExtractReferences(Tool):
         cited = references_for(ws.paper, work.names, ws.references)
         add_evidence(work, [f"cited: {entry.text[:200]}" for entry in cited])
         new = add_links(work, [LinkCandidate(url, "reference", entry.page, entry.text) for entry in cited
-                                for url in entry.urls])
+                                for url in entry.urls], self.name)
         return f"{len(cited)} entries cited beside {work.chosen.name}, {new} new URLs" if cited else \
             f"nothing: no entry cited beside {work.chosen.name}"

@@ -13,6 +13,7 @@ from dsminer.catalog.memory import KnownDataset
 from dsminer.document.pdf import ParsedPaper
 from dsminer.document.references import Reference
 from dsminer.document.text import name_pattern
+from dsminer.evidence.context import paper_context, unread_context
 from dsminer.evidence.grounding import LinkCandidate, Section, Verification
 from dsminer.evidence.records import DatasetDetails, is_self_link
 from dsminer.mentions.benchmarks import BenchmarkCues
@@ -21,6 +22,7 @@ from dsminer.mentions.selection import ChosenDataset, Selection
 from dsminer.schema import DatasetRecord, PaperRefs
 
 READ_CANDIDATES = 4  # candidate names the reading tools may add to the MAX_CANDIDATES the finder offers
+MAX_CONTEXT_SENTENCES = 40  # the names step's sentences, as the agents' default (`AgentOptions.context_sentences`)
 
 
 @dataclass
@@ -56,6 +58,7 @@ class DatasetWork:
     retried: set[str] = field(default_factory=set)  # the retry tools run after recovery
     verification: Verification | None = None
     record: DatasetRecord | None = None
+    link_tools: dict[str, str] = field(default_factory=dict)  # the tool that found each link candidate
 
     @property
     def names(self) -> list[str]:
@@ -104,6 +107,7 @@ class Workspace:
     datasets: dict[str, DatasetWork] = field(default_factory=dict)
     records: list[DatasetRecord] | None = None
     failures: list[str] = field(default_factory=list)
+    candidate_tools: dict[str, str] = field(default_factory=dict)  # the reading tool that added each candidate name
     steps: int = 0
     tools_used: Counter[str] = field(default_factory=Counter)
 
@@ -128,7 +132,7 @@ class Workspace:
         done = ", ".join(f"{tool} x{n}" if n > 1 else tool for tool, n in self.tools_used.items()) or "nothing"
         lines = [f"paper: {len(paper.pages)} pages, {len(paper.tables)} tables, "
                  f"reference list: {'yes' if self.has_reference_list() else 'no'}; sections: {heads}",
-                 f"done: {done}"]
+                 *self.unread_lines(), f"done: {done}"]
         if self.datasets:
             lines.append("datasets: " + " | ".join(d.status() for d in self.datasets.values()))
         elif self.names is not None:
@@ -137,6 +141,32 @@ class Workspace:
             lines.append("failures: " + "; ".join(self.failures[-4:]))
         lines.append(f"steps left: {self.steps_left} of {self.budget}")
         return "\n".join(lines)
+
+    def unread_lines(self) -> list[str]:
+        """What the paper may still hold that no step has read, for the planner's reasons to choose: the data
+        sections' and appendix's sentences and the tables the names step was not shown, the reference entries
+        with URLs, and the candidate names outside what the names step reads (or would read, before it runs)."""
+        view = self.view
+        if view is None:
+            return []
+        read_sentences, read_tables = view.read_sentences, view.read_tables
+        if self.names is None:  # what the names step's first attempt will read
+            first = paper_context(self.paper, MAX_CONTEXT_SENTENCES)
+            read_sentences, read_tables = first.sentences, first.tables
+        unread = unread_context(self.paper, read_sentences, read_tables, max_chars=1 << 30)
+        kinds = dict(unread.kinds) if unread is not None else {}
+        parts = [f"{kinds[kind]} {label}" for kind, label in (
+            ("data_section", "sentences of data sections"), ("appendix", "of an appendix"), ("tables", "tables"),
+            ("named", "other sentences writing names")) if kinds.get(kind)]
+        if self.references is not None:
+            parts.append(f"{sum(bool(r.urls) for r in self.references)} reference entries with URLs")
+        read = "\n".join(self.paper.indexed_sentences()[i][0].text for i in read_sentences)
+        outside = [name for name in view.candidates if name not in read]
+        lines = [f"not read by the names step: {', '.join(parts)}" if parts else "the names step reads every "
+                 "sentence that may name data"]
+        if outside:
+            lines.append(f"candidate names outside what the names step reads: {', '.join(outside[:8])}")
+        return lines
 
     def has_reference_list(self) -> bool:
         return any(in_refs for _, in_refs in self.paper.indexed_sentences())
@@ -179,21 +209,38 @@ def add_evidence(work: DatasetWork, lines: list[str]) -> int:
     return len(new)
 
 
-def add_links(work: DatasetWork, candidates: list[LinkCandidate]) -> int:
-    """Add the link candidates not yet known (a link to the paper itself is not one); how many were new."""
+def add_links(work: DatasetWork, candidates: list[LinkCandidate], tool: str) -> int:
+    """Add the link candidates not yet known (a link to the paper itself is not one), each noted as found by
+    `tool`; how many were new."""
     work.links = work.links or []
     known = {c.url for c in work.links}
     new = [c for c in candidates if c.url not in known and not is_self_link(c.url)]
     work.links.extend(new)
+    for candidate in new:
+        work.link_tools.setdefault(candidate.url, tool)
     return len(new)
 
 
-def add_candidates(ws: Workspace, names: list[str]) -> int:
-    """Add names to the names step's candidates, up to MAX_CANDIDATES + READ_CANDIDATES in all; how many were
-    added."""
+def add_candidates(ws: Workspace, names: list[str], tool: str) -> int:
+    """Add names to the names step's candidates, up to MAX_CANDIDATES + READ_CANDIDATES in all, each noted as
+    added by `tool`; how many were added."""
     view = ws.view
     known = {name.casefold() for name in view.candidates}
     new = [name for name in dict.fromkeys(names) if name.casefold() not in known]
     room = max(0, MAX_CANDIDATES + READ_CANDIDATES - len(view.candidates))
     view.candidates = (*view.candidates, *new[:room])
+    for name in new[:room]:
+        ws.candidate_tools[name.casefold()] = tool
     return len(new[:room])
+
+
+def tool_credits(ws: Workspace) -> list[tuple[str, str]]:
+    """Which tools found what the paper's records hold: (tool, what), for the candidate names that became
+    datasets and the links the records carry."""
+    credits = [(ws.candidate_tools[d.chosen.name.casefold()], f"the dataset name {d.chosen.name}")
+               for d in ws.datasets.values() if d.chosen.name.casefold() in ws.candidate_tools]
+    for work in ws.datasets.values():
+        url = work.record.dataset_link if work.record is not None else None
+        if url and work.link_tools.get(url):
+            credits.append((work.link_tools[url], f"the link of {work.chosen.name}"))
+    return credits

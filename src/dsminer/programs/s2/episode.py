@@ -18,14 +18,14 @@ from dsminer.events import EventLog, current_events
 from dsminer.evidence.grounding import verify_evidence
 from dsminer.evidence.records import complete_refs
 from dsminer.programs.agent.controller import AgentController, AgentOptions, ReflectiveAgent, step_span
-from dsminer.programs.agent.memory import MemoryStore
+from dsminer.programs.agent.memory import Experience, MemoryStore
 from dsminer.programs.agent.step_tools import COUNTS_LOCK, Counts
 from dsminer.programs.s2.constraints import TOOL_ORDER, allowed_tools
 from dsminer.programs.s2.step_tools import build_tools
 from dsminer.programs.steps import run_step
 from dsminer.schema import DatasetRecord, PaperRefs
 from dsminer.signatures import ChooseNextTool, choose_among
-from dsminer.tools.workspace import Workspace
+from dsminer.tools.workspace import Workspace, tool_credits
 
 PLANNER_TOKENS = 64
 LESSON_CHARS = 300  # memory injected into a prompt, after compression
@@ -149,7 +149,24 @@ class Episode(AgentController):
                    links_supported=sum(supported is True for supported in checked))
         with COUNTS_LOCK:
             self.agent.tool_calls.update(ws.tools_used)
+        self.learn_tool_choices()
         return records
+
+    def learn_tool_choices(self) -> None:
+        """Remember which tools found what the records hold (a candidate name that became a dataset, a record's
+        link): a lesson for the planner of later papers, with this paper as its provenance."""
+        found: dict[str, list[str]] = {}
+        for tool, what in tool_credits(self.ws):
+            found.setdefault(tool, []).append(what)
+        self.emit("tool_credits", "planner", credits={tool: items for tool, items in found.items()})
+        memory = self.agent.memory
+        if memory is None or self.view is None:
+            return
+        for tool, items in found.items():
+            lesson = f"Planner: {tool} found {', '.join(items[:3])} in an earlier paper."
+            persisted = memory.remember(Experience("planner", self.paper.file_name, 1.0, "improved", lesson,
+                                                   tags=self.view.cues.tags()))
+            self.counters.add(memory_writes=int(persisted))
 
     def decide(self, allowed: list[str]) -> tuple[str, dict[str, Any]]:
         """The planner's choice among the allowed tools, with its source: forced (one tool allowed, no call),
@@ -185,7 +202,8 @@ class Episode(AgentController):
     def planner_inputs(self, allowed: list[str]) -> dict[str, Any]:
         lessons: tuple[str, ...] = ()
         if self.agent.planner_memory:
-            lessons = compress_lessons(self.recall("names" if self.ws.names is None else "details"))
+            lessons = compress_lessons([*self.recall("planner"),
+                                        *self.recall("names" if self.ws.names is None else "details")])
             if lessons:
                 self.counters.add(memory_injections=1)
                 self.emit("memory_injection", "planner", lessons=len(lessons))
