@@ -248,6 +248,22 @@ def test_memory_from_one_paper_reaches_a_later_papers_retry_not_its_first_attemp
     assert of_kind(events, "memory_retrieval", "names")[-1]["sources"][0]["paper"] == "reef.pdf"
 
 
+def test_a_lesson_sent_to_a_retry_that_scored_lower_is_retired(appendix_pdf, tmp_path):
+    second = shutil.copy(appendix_pdf, tmp_path / "second.pdf")
+    memory = MemoryStore(tmp_path / "memory.jsonl")
+    agent = ReflectiveAgent(AgentOptions(retry_budget=1), memory)
+    run_agent(appendix_pdf, [names("ReefCount-3k"), complete("ReefCount-3k", "KelpScenes"), details(), details()],
+              agent)  # the retry raised the score: a proven lesson
+    worse = {"names": [{"name": n, "kind": "dataset", "role": "used"}
+                       for n in ("ResNet-50", "BERT", "Imaginary-9", "Made-Up-2", "Made-Up-3")]}
+    _, lm, events, _ = run_agent(second, [names("ReefCount-3k", "KelpScenes"), worse, details(), details()], agent)
+    assert "Lessons from earlier papers" in prompt(lm.history[1])
+    retired = of_kind(events, "lesson_retired", "names")
+    assert retired and retired[0]["score_after"] < retired[0]["score_before"]
+    assert agent.counters.lessons_retired == len(retired[0]["lessons"])
+    assert memory.retrieve("names", ["few_datasets"]) == []  # never sent again
+
+
 def test_a_first_attempt_gets_no_lesson_even_when_memory_holds_one(appendix_pdf, tmp_path):
     second = shutil.copy(appendix_pdf, tmp_path / "second.pdf")
     agent = ReflectiveAgent(AgentOptions(), MemoryStore(tmp_path / "memory.jsonl"))

@@ -114,3 +114,16 @@ def test_bad_and_old_format_lines_are_skipped(tmp_path):
     old = json.dumps({**experience().__dict__, "version": MEMORY_VERSION + 1})
     path.write_text("\n".join([good, "not json", old, json.dumps({"version": MEMORY_VERSION, "step": "x"})]) + "\n")
     assert len(MemoryStore(path).long) == 1
+
+
+def test_a_retired_lesson_is_never_sent_again_and_its_retirement_persists(tmp_path):
+    path = tmp_path / "memory.jsonl"
+    store = MemoryStore(path)
+    store.remember(experience(lesson="Names: read the tables. Then the captions."))
+    store.remember(experience(lesson="Names: another lesson."))
+    store.retire("Names: read the tables.", "b.pdf", "names")  # as sent: compressed to its first sentence
+    assert [e.lesson for e in store.retrieve("names", ["few_datasets"], NOW)] == ["Names: another lesson."]
+    row = json.loads(path.read_text().splitlines()[-1])
+    assert row["retired"] == "Names: read the tables." and row["paper"] == "b.pdf" and row["step"] == "names"
+    again = MemoryStore(path)
+    assert [e.lesson for e in again.retrieve("names", ["few_datasets"], NOW)] == ["Names: another lesson."]

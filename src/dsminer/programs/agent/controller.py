@@ -74,6 +74,7 @@ class AgentCounters(Counts):
     memory_retrievals: int = 0
     memory_injections: int = 0
     memory_writes: int = 0
+    lessons_retired: int = 0
 
 
 @contextmanager
@@ -254,9 +255,17 @@ class AgentController:
 
     def count_retry(self, step: str, run: StepRun, previous: Reflection, changed: int) -> None:
         """A retry is productive when it changed the result: a dataset added or its role corrected, a described
-        field or a metadata field filled. The event says what evidence the retry read."""
+        field or a metadata field filled. The event says what evidence the retry read. The lessons a retry was sent
+        are retired when it scored lower than the attempt before."""
         productive = changed > 0
         self.counters.add(productive_retries=int(productive))
+        memory = self.agent.memory
+        if memory is not None and run.params.lessons and run.reflection.score < previous.score:
+            for lesson in run.params.lessons:
+                memory.retire(lesson, self.paper.file_name, step)
+            self.counters.add(lessons_retired=len(run.params.lessons))
+            self.emit("lesson_retired", step, dataset=run.params.dataset, lessons=list(run.params.lessons),
+                      score_before=previous.score, score_after=run.reflection.score)
         self.emit("retry_outcome", step, dataset=run.params.dataset, attempt=run.params.attempt,
                   productive=productive, score_before=previous.score, score_after=run.reflection.score, added=changed,
                   evidence=dict(run.params.evidence.kinds) if run.params.evidence is not None else {})

@@ -125,6 +125,8 @@ class MemoryStore:
         return self  # one store, shared by the copies of a program that parallel papers use
 
     def _load(self) -> list[Experience]:
+        """The persisted experiences; a retirement line (`retired`: a lesson) goes to `self.retired`."""
+        self.retired: list[str] = []
         if self.path is None or not self.path.is_file():
             return []
         loaded = []
@@ -133,13 +135,29 @@ class MemoryStore:
                 continue
             try:
                 row = json.loads(line)
-                if row.get("version") == MEMORY_VERSION:
+                if row.get("version") == MEMORY_VERSION and "retired" in row:
+                    self.retired.append(str(row["retired"]))
+                elif row.get("version") == MEMORY_VERSION:
                     experience = Experience(**row)
                     datetime.fromisoformat(experience.created)
                     loaded.append(experience)
             except (ValueError, TypeError, AttributeError):
                 log.warning("%s line %d: not an experience, skipped", self.path.name, number)
         return loaded
+
+    def retire(self, lesson: str, paper: str, step: str) -> None:
+        """Retire a lesson (as sent: a compressed lesson is the start of its experience's) that made a retry worse
+        in `paper`: it is never sent again, and the retirement is persisted with its provenance."""
+        with self._lock:
+            if lesson in self.retired:
+                return
+            self.retired.append(lesson)
+            if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                row = {"retired": lesson, "paper": paper, "step": step,
+                       "created": _now().isoformat(timespec="seconds"), "version": MEMORY_VERSION}
+                with self.path.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
 
     def start_paper(self) -> None:
         """Forget the previous paper's short-term experiences (this thread's)."""
@@ -159,12 +177,14 @@ class MemoryStore:
         return True
 
     def usable(self, experience: Experience, now: datetime | None = None) -> bool:
-        """Fresh, good enough, carrying a lesson, and proven: a retry that acted on the lesson's issue raised
-        the score. An unproven lesson is not injected: a retry is sent only lessons that helped a retry before."""
+        """Fresh, good enough, carrying a lesson, proven (a retry that acted on the lesson's issue raised the score)
+        and not retired (a retry it was sent to scored lower than the attempt before). An unproven lesson is not
+        injected: a retry is sent only lessons that helped a retry before."""
         created = datetime.fromisoformat(experience.created)
         fresh = (now or _now()) - created <= self.max_age
         proven = experience.outcome == "improved"
-        return fresh and proven and experience.score >= self.min_score and bool(experience.lesson)
+        retired = any(experience.lesson.startswith(lesson) for lesson in self.retired)
+        return fresh and proven and not retired and experience.score >= self.min_score and bool(experience.lesson)
 
     def retrieve(self, step: str, tags: Sequence[str], now: datetime | None = None) -> list[Experience]:
         """The best experiences for `step`: most similar tags, then this paper's, then higher score, newer."""
