@@ -235,7 +235,8 @@ def test_memory_from_one_paper_reaches_a_later_papers_retry_not_its_first_attemp
     second = shutil.copy(appendix_pdf, tmp_path / "second.pdf")
     memory = MemoryStore(tmp_path / "memory.jsonl")
     agent = ReflectiveAgent(AgentOptions(), memory)
-    _, first_lm, _, _ = run_agent(appendix_pdf, [names("ReefCount-3k"), names("KelpScenes"), details(), details()], agent)
+    first_answers = [names("ReefCount-3k"), names("KelpScenes"), details(), details()]
+    _, first_lm, _, _ = run_agent(appendix_pdf, first_answers, agent)
     assert not any("Lessons from earlier papers" in prompt(call) for call in first_lm.history)  # nothing proven yet
     answers = [names("ReefCount-3k"), names("KelpScenes"), details(), details()]
     _, lm, events, _ = run_agent(second, answers, agent)
