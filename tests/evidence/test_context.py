@@ -115,3 +115,12 @@ def test_unread_dataset_evidence_is_the_mentions_not_yet_read(make_pdf):
     assert unread is not None and dict(unread.kinds) == {"mentions": 2}  # the sentence after each was read already
     assert "epsilon" in unread.text and not set(unread.text.splitlines()) & set(shown.splitlines())
     assert unread_dataset_evidence(paper, ["OrcaSet-5"], shown + unread.text) is None
+
+
+def test_unread_context_reads_running_text_not_headers_or_figure_labels(make_pdf):
+    from dsminer.evidence.context import unread_context
+
+    text = ("1 Methods\n\nREVEALING THE DATED TREE OF LIFE\n\nRouter New Router Old Tasks\n\n"
+            "Ages were taken from the TimeTree resource for all species in the tree.")
+    unread = unread_context(parse_pdf(make_pdf("p.pdf", [text])), set(), set())
+    assert unread is not None and unread.text == "[p1] Ages were taken from the TimeTree resource for all species in the tree."

@@ -24,6 +24,7 @@ EVIDENCE_MENTIONS = 3
 SENTENCES_CHARS = 6000  # about 1,500 tokens: sentences alone, when a caller gives no budget
 SECTION_BONUS = 2.0  # a cued sentence in a data, experiment or evaluation section
 _NO_DATA_SECTION = re.compile(r"acknowledg|funding|contributions|competing|conflicts? of interest|biograph", re.I)
+PROSE_WORDS = 6
 NAMED_SCORE = 0.6  # the sentence score of two name-like tokens without a cue: a retry may read such sentences
 
 
@@ -152,7 +153,9 @@ def unread_context(paper: ParsedPaper, read_sentences: Collection[int], read_tab
     context had no room for them) or write names (in other fields data is often named without the words a cue
     reads: "longitudinal data from the National Consortium on ..."), and those writing a word of `spellings`
     (names the model gave that the paper does not write as given: their other spellings). Ranked by the same
-    sentence score, data sections and the appendix first, in document order. None when nothing is left unread."""
+    sentence score, data sections and the appendix first, in document order. A sentence without a cue is read only
+    when it is running text (`_is_prose`): running headers, figure labels and titles in capitals hold names that are
+    not data. None when nothing is left unread."""
     tables = [index for index in range(len(paper.tables)) if index not in read_tables]
     table_lines = within_budget((f"[p{paper.tables[i].page}] {paper.tables[i].describe()}" for i in tables),
                                 min(TABLE_CHARS, max_chars // 4))
@@ -170,8 +173,10 @@ def unread_context(paper: ParsedPaper, read_sentences: Collection[int], read_tab
         score, anchor = score_sentence(sentence.text)
         appendix = bool(reference_list) and index > reference_list[-1]
         spelled = words is not None and words.search(sentence.text)
-        kind = ("spellings" if spelled else "appendix" if appendix else "data_section" if is_data_section(title)
-                else "cued" if score >= 2.0 else "named" if score >= NAMED_SCORE and _may_name_data(title) else "")
+        readable = score >= 2.0 or _is_prose(sentence.text)  # cued, or running text (not a header or labels)
+        kind = ("spellings" if spelled else "" if not readable else "appendix" if appendix
+                else "data_section" if is_data_section(title) else "cued" if score >= 2.0
+                else "named" if score >= NAMED_SCORE and _may_name_data(title) else "")
         if kind and (score > 0 or spelled):
             bonus = SECTION_BONUS if kind not in ("cued", "named") else 0.0
             scored.append((score + bonus, index, kind, sentence, spelled or anchor))
@@ -209,6 +214,13 @@ def with_known_mentions(paper: ParsedPaper, context: PaperContext | None, names:
     text = "\n".join(part for part in ("\n".join(lines), context.text if context is not None else "") if part)
     return PaperContext(text, context.sentences if context is not None else frozenset(),
                         context.tables if context is not None else frozenset(), tuple(sorted(kinds.items())))
+
+
+def _is_prose(text: str) -> bool:
+    """A sentence of running text, not a running header, a figure's labels or a title in capitals: at least
+    `PROSE_WORDS` words, most of them in lower case."""
+    words = text.split()
+    return len(words) >= PROSE_WORDS and sum(word[:1].islower() for word in words) * 2 >= len(words)
 
 
 def _may_name_data(title: str | None) -> bool:
