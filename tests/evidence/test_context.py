@@ -123,4 +123,5 @@ def test_unread_context_reads_running_text_not_headers_or_figure_labels(make_pdf
     text = ("1 Methods\n\nREVEALING THE DATED TREE OF LIFE\n\nRouter New Router Old Tasks\n\n"
             "Ages were taken from the TimeTree resource for all species in the tree.")
     unread = unread_context(parse_pdf(make_pdf("p.pdf", [text])), set(), set())
-    assert unread is not None and unread.text == "[p1] Ages were taken from the TimeTree resource for all species in the tree."
+    assert unread is not None
+    assert unread.text == "[p1] Ages were taken from the TimeTree resource for all species in the tree."
