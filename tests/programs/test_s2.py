@@ -255,10 +255,12 @@ def test_a_dataset_left_without_a_link_borrows_one_from_an_earlier_paper_marked_
 
 
 def test_the_planner_is_told_what_the_names_step_will_not_read(long_appendix_pdf):
+    from dsminer.evidence.context import paper_context
     from dsminer.programs.agent.step_tools import ReadPaper
 
     ws = workspace(long_appendix_pdf)
     ws.view = ReadPaper()(ws.paper)
+    ws.first_context = paper_context(ws.paper, 40)  # as the parse tool sets it
     state = ws.describe()
     assert "not read by the names step: " in state and "of an appendix" in state
     ws.references = [type("Entry", (), {"urls": ["https://x.example.org"]})(), type("Entry", (), {"urls": []})()]
@@ -266,10 +268,12 @@ def test_the_planner_is_told_what_the_names_step_will_not_read(long_appendix_pdf
 
 
 def test_the_planner_is_told_when_the_names_step_reads_all(paper_pdf):
+    from dsminer.evidence.context import paper_context
     from dsminer.programs.agent.step_tools import ReadPaper
 
     ws = workspace(paper_pdf)
     ws.view = ReadPaper()(ws.paper)
+    ws.first_context = paper_context(ws.paper, 40)  # as the parse tool sets it
     assert "the names step reads every sentence that may name data" in ws.describe()
 
 

@@ -34,7 +34,12 @@ def format_sentences(sentences: Sequence[Sentence]) -> str:
 
 def format_tables(tables: Sequence[TableText], max_chars: int = TABLE_CHARS) -> str:
     """One line a table (caption, columns, rows), as many as fit in `max_chars`."""
-    return "\n".join(within_budget((f"[p{table.page}] {table.describe()}" for table in tables), max_chars))
+    return "\n".join(within_budget(map(table_line, tables), max_chars))
+
+
+def table_line(table: TableText, max_chars: int = 400) -> str:
+    """A table as one line with its page tag."""
+    return f"[p{table.page}] {table.describe(max_chars)}"
 
 
 def _compact(text: str) -> str:
@@ -157,8 +162,7 @@ def unread_context(paper: ParsedPaper, read_sentences: Collection[int], read_tab
     when it is running text (`_is_prose`): running headers, figure labels and titles in capitals hold names that are
     not data. None when nothing is left unread."""
     tables = [index for index in range(len(paper.tables)) if index not in read_tables]
-    table_lines = within_budget((f"[p{paper.tables[i].page}] {paper.tables[i].describe()}" for i in tables),
-                                min(TABLE_CHARS, max_chars // 4))
+    table_lines = within_budget((table_line(paper.tables[i]) for i in tables), min(TABLE_CHARS, max_chars // 4))
     indexed = paper.indexed_sentences()
     titles = section_titles([sentence.text for sentence, _ in indexed])
     reference_list = [index for index, (_, in_refs) in enumerate(indexed) if in_refs]
@@ -204,16 +208,15 @@ def with_known_mentions(paper: ParsedPaper, context: PaperContext | None, names:
                         ) -> PaperContext | None:
     """`context` with, first, the first mention of each of `names` (datasets of earlier papers the paper writes)
     that it does not hold already, read before or not; `context` itself when there are none."""
-    lines = [line for name in names for line in dataset_lines(paper, [name], 1)[:1]
-             if context is None or line.split("] ", 1)[-1][:80] not in context.text]
-    lines = list(dict.fromkeys(lines))
+    base = context or PaperContext("")
+    lines = list(dict.fromkeys(line for name in names for line in dataset_lines(paper, [name], 1)[:1]
+                               if line.split("] ", 1)[-1][:80] not in base.text))
     if not lines:
         return context
-    kinds = Counter(dict(context.kinds) if context is not None else {})
+    kinds = Counter(dict(base.kinds))
     kinds["known"] += len(lines)
-    text = "\n".join(part for part in ("\n".join(lines), context.text if context is not None else "") if part)
-    return PaperContext(text, context.sentences if context is not None else frozenset(),
-                        context.tables if context is not None else frozenset(), tuple(sorted(kinds.items())))
+    text = "\n".join(part for part in ("\n".join(lines), base.text) if part)
+    return PaperContext(text, base.sentences, base.tables, tuple(sorted(kinds.items())))
 
 
 def _is_prose(text: str) -> bool:
@@ -258,8 +261,7 @@ def dataset_lines(paper: ParsedPaper, names: Sequence[str], mentions: int | None
             if mentions is not None and len(picked) >= 2 * mentions:
                 break
     lines = [f"[p{indexed[i][0].page}] {indexed[i][0].text[:MAX_SENTENCE_CHARS]}" for i in picked]
-    tables = [t for t in paper.tables if any(p.search(t.describe()) for p in patterns)]
-    return lines + [f"[p{t.page}] {t.describe(300)}" for t in tables]
+    return lines + [table_line(t, 300) for t in paper.tables if any(p.search(t.describe()) for p in patterns)]
 
 
 def unread_dataset_evidence(paper: ParsedPaper, names: Sequence[str], shown: str,
@@ -270,6 +272,6 @@ def unread_dataset_evidence(paper: ParsedPaper, names: Sequence[str], shown: str
                           keep_first=True, skip=True)
     if not lines:
         return None
-    tables = len(set(lines) & {f"[p{t.page}] {t.describe(300)}" for t in paper.tables})
+    tables = len(set(lines) & {table_line(t, 300) for t in paper.tables})
     kinds = Counter({"mentions": len(lines) - tables, "tables": tables})
     return PaperContext("\n".join(lines), kinds=tuple(sorted((+kinds).items())))

@@ -37,15 +37,16 @@ _NUMBER_WORD = re.compile(r"[-+(]?[\d.,%±]+[)%]?")
 def _name_like_count(text: str) -> int:
     """How many acronym, CamelCase, digit-bearing or mid-sentence capitalised tokens `text` holds (a capitalised
     start of a CamelCase token counts as well, as the sentence score was fitted with)."""
-    tokens = {m.group(0) for m in _NAME_LIKE.finditer(text)}
-    tokens |= {m.group(0) for m in _CAPITALISED.finditer(text)}
-    return len({t for t in tokens if t.split()[0] not in _NOT_NAMES})
+    return len(_name_like(text, _CAPITALISED))
 
 
 def name_like_tokens(text: str) -> set[str]:
     """The acronym, CamelCase, digit-bearing or mid-sentence capitalised words `text` writes, each whole."""
-    tokens = {m.group(0) for m in _NAME_LIKE.finditer(text)}
-    tokens |= {m.group(0) for m in _CAPITALISED_WORDS.finditer(text)}
+    return _name_like(text, _CAPITALISED_WORDS)
+
+
+def _name_like(text: str, capitalised: re.Pattern[str]) -> set[str]:
+    tokens = {m.group(0) for m in _NAME_LIKE.finditer(text)} | {m.group(0) for m in capitalised.finditer(text)}
     return {t for t in tokens if t.split()[0] not in _NOT_NAMES}
 
 

@@ -47,15 +47,11 @@ def run_step(predictor: dspy.Predict, events: EventLog, paper: ParsedPaper, step
         return None
 
 
-def names_inputs(paper: ParsedPaper, max_sentences: int, keywords: Sequence[str] = (),
-                 catalog: Iterable[str] = (), max_chars: int = CONTEXT_CHARS,
-                 candidates: Sequence[str] | None = None) -> dict[str, Any]:
-    """The names step's input: the paper context (about `max_chars`) and the candidate names found by code
-    (`candidates`, when the caller found them already: they depend on the paper only)."""
-    if candidates is None:
-        candidates = candidate_names_of(paper, catalog)
-    return {"context": build_paper_context(paper, max_sentences, tuple(keywords), max_chars=max_chars),
-            "candidates": list(candidates)}
+def names_inputs(paper: ParsedPaper, max_sentences: int, catalog: Iterable[str] = (),
+                 max_chars: int = CONTEXT_CHARS) -> dict[str, Any]:
+    """The names step's input: the paper context (about `max_chars`) and the candidate names found by code."""
+    return {"context": build_paper_context(paper, max_sentences, max_chars=max_chars),
+            "candidates": list(candidate_names_of(paper, catalog))}
 
 
 def candidate_names_of(paper: ParsedPaper, catalog: Iterable[str] = ()) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from dsminer.catalog.memory import KnownDataset
 from dsminer.document.pdf import ParsedPaper
 from dsminer.document.references import Reference
 from dsminer.document.text import name_pattern
-from dsminer.evidence.context import paper_context, unread_context
+from dsminer.evidence.context import PaperContext, unread_context
 from dsminer.evidence.grounding import LinkCandidate, Section, Verification
 from dsminer.evidence.records import DatasetDetails, is_self_link
 from dsminer.mentions.benchmarks import BenchmarkCues
@@ -22,7 +22,6 @@ from dsminer.mentions.selection import ChosenDataset, Selection
 from dsminer.schema import DatasetRecord, PaperRefs
 
 READ_CANDIDATES = 4  # candidate names the reading tools may add to the MAX_CANDIDATES the finder offers
-MAX_CONTEXT_SENTENCES = 40  # the names step's sentences, as the agents' default (`AgentOptions.context_sentences`)
 
 
 @dataclass
@@ -98,6 +97,7 @@ class Workspace:
     link_sources: dict[str, str] = field(default_factory=dict)  # where a known URL comes from (a paper, a catalogue)
     parsed: bool = False
     view: PaperView | None = None  # what reading the paper gave the model steps, once parsed
+    first_context: PaperContext | None = None  # what the names step's first attempt reads, once parsed
     refs: PaperRefs | None = None
     tables_read: bool = False
     sections: list[Section] | None = None  # the data sections, once retrieved
@@ -150,9 +150,8 @@ class Workspace:
         if view is None:
             return []
         read_sentences, read_tables = view.read_sentences, view.read_tables
-        if self.names is None:  # what the names step's first attempt will read
-            first = paper_context(self.paper, MAX_CONTEXT_SENTENCES)
-            read_sentences, read_tables = first.sentences, first.tables
+        if self.names is None and self.first_context is not None:  # what the first attempt will read
+            read_sentences, read_tables = self.first_context.sentences, self.first_context.tables
         unread = unread_context(self.paper, read_sentences, read_tables, max_chars=1 << 30)
         kinds = dict(unread.kinds) if unread is not None else {}
         parts = [f"{kinds[kind]} {label}" for kind, label in (

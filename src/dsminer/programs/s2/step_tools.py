@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from dsminer.document.pdf import ParsedPaper
 from dsminer.document.text import within_budget
+from dsminer.evidence.context import paper_context
 from dsminer.evidence.grounding import paper_sections
 from dsminer.evidence.records import DatasetDetails
 from dsminer.programs.agent.reflection import reflect_on_details
@@ -52,6 +53,7 @@ class ParsePdf(StepTool):
         episode.view = self.ws.view = episode.agent.tools.call("parse", episode.paper)
         self.ws.parsed = True
         self.ws.all_sections = paper_sections(episode.paper)
+        self.ws.first_context = paper_context(episode.paper, episode.options.context_sentences)
         return (f"{len(episode.view.body)} sentences, {len(self.ws.all_sections)} sections, "
                 f"{len(episode.paper.links)} links, {len(episode.view.candidates)} candidate names; "
                 f"{episode.view.cues.describe()}")
