@@ -118,3 +118,15 @@ def image_only_pdf(tmp_path: Path) -> Path:
     doc.save(path)
     doc.close()
     return path
+
+
+@pytest.fixture
+def cue_ranker():
+    """A sentence ranker of dataset cues alone, for tests whose subject is what an agent reads after the first
+    context: the first context then holds the cued sentences, in document order, and nothing else ranks above them."""
+    from dsminer.evidence.ranking import SentenceRanker, activate
+
+    ranker = SentenceRanker({"strong": 2.0, "medium": 1.0, "size": 1.0, "url": 1.0, "data_section": 1.0}, 0.0)
+    previous = activate(ranker)
+    yield ranker
+    activate(previous)

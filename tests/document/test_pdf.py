@@ -93,7 +93,7 @@ def test_reference_list_is_flagged(paper: ParsedPaper) -> None:
 
 
 def test_select_dataset_sentences_finds_dataset_sentences(paper: ParsedPaper) -> None:
-    texts = [s.text for s in select_dataset_sentences(paper)]
+    texts = [s.text for s in select_dataset_sentences(paper, max_sentences=4)]  # the best four of a short paper
     assert "We evaluate on the FooBench-10 dataset1 which contains 4,000 images." in texts
     assert "The Bar Corpus consists of 900 labeled photographs and can be downloaded here." in texts
     assert "Table 1: Accuracy (%) on FooBench-10 and Bar Corpus." in texts
@@ -111,8 +111,8 @@ def test_select_dataset_sentences_is_bounded_ordered_and_deterministic(paper: Pa
 
 
 def test_extra_keywords_widen_the_selection(paper: ParsedPaper) -> None:
-    plain = [s.text for s in select_dataset_sentences(paper)]
-    widened = [s.text for s in select_dataset_sentences(paper, extra_keywords=["calibration"])]
+    plain = [s.text for s in select_dataset_sentences(paper, max_sentences=4)]
+    widened = [s.text for s in select_dataset_sentences(paper, max_sentences=4, extra_keywords=["calibration"])]
     assert "A pilot study also used QuuxSet for calibration." not in plain
     assert "A pilot study also used QuuxSet for calibration." in widened
 

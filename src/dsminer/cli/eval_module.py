@@ -33,6 +33,7 @@ GOLD_HELP = ("names: sentence-level gold, e.g. ../shared/eval/heddes2021/ner_dat
 def register(app: typer.Typer) -> None:
     app.command("eval-module")(eval_module)
     app.command("fit-selection")(fit_selection)
+    app.command("fit-ranker")(fit_ranker)
 
 
 def eval_module(
@@ -237,3 +238,37 @@ def fit_selection(
     typer.echo(f"wrote {out}: {fitted['examples']} names ({fitted['datasets']} datasets), threshold "
                f"{model.threshold:.3f}; cross-validated precision {fitted['precision_cv']} recall {fitted['recall_cv']} "
                f"F1 {fitted['f1_cv']} (keeping all: precision {fitted['precision_all']})")
+
+
+def fit_ranker(
+    gold: Annotated[list[str], typer.Option("--gold", help="Papers whose datasets are known: a gold JSONL file with "
+                                                           "its PDFs in pdfs/ beside it, optionally FILE:FIRST-LAST; "
+                                                           "repeat for several corpora (each is held out in turn).")],
+    out: Annotated[Path, typer.Option("--out", help="Sentence ranker file to write; a run reads it with "
+                                                    "sentence_ranker = FILE in its settings.")],
+    tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
+) -> None:
+    """Fit the sentence ranker that chooses what the names step reads (a logistic model over a sentence's dataset
+    cues, section, place and lower-case words; never names) on papers with gold datasets. Each corpus is held out
+    in turn to choose the regularisation and to report the share of its used and created gold datasets that the
+    names context holds, beside the share under the ranker in use. Logged as an MLflow run."""
+    with user_errors():
+        from dsminer.programs.ranker_fit import fit_ranker as fit
+
+        settings = load_settings(None, tracking_uri=tracking_uri)
+        corpora = dict(read_corpus(spec) for spec in gold)
+        try:
+            ranker = fit(corpora)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        out.parent.mkdir(parents=True, exist_ok=True)
+        ranker.save(out)
+        held_out = ranker.about["held_out"]
+        metrics = {f"{label}.{key}": value for label, scores in held_out.items() for key, value in scores.items()
+                   if value is not None}
+        _log_scores(settings, "ranker", len(gold), {"gold": " ".join(gold), "strength": ranker.about["strength"]},
+                    {"metrics": metrics, "about": dict(ranker.about)}, None)
+    shares = ", ".join(f"{label} {scores['context_share']} (before {scores['context_share_before']})"
+                       for label, scores in held_out.items())
+    typer.echo(f"wrote {out}: {ranker.about['sentences']} sentences, {len(ranker.weights)} weights, strength "
+               f"{ranker.about['strength']}; held out, the names context holds: {shares}")

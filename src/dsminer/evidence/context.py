@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from dsminer.document.pdf import PaperLink, ParsedPaper, Sentence
 from dsminer.document.sections import is_data_section, section_titles
 from dsminer.document.tables import TableText
-from dsminer.document.text import TABLE_CAPTION, name_pattern, within_budget
-from dsminer.mentions.cues import score_sentence
+from dsminer.document.text import name_pattern, within_budget
+from dsminer.evidence.ranking import SentenceRanker, active_ranker, paper_sentences
+from dsminer.mentions.cues import cue_anchor, keyword_matches, score_sentence
 from dsminer.mentions.lexicon import FUNCTION_WORDS, GENERIC_MODIFIERS, GENERIC_NAMES
 
 MAX_URLS = 8
@@ -22,6 +23,7 @@ TABLE_CHARS = 1100
 EVIDENCE_CHARS = 700
 EVIDENCE_MENTIONS = 3
 SENTENCES_CHARS = 6000  # about 1,500 tokens: sentences alone, when a caller gives no budget
+KEYWORD_WEIGHT = 3.0  # log-odds a caller's extra keyword adds to a sentence: an agent's retry reads them first
 SECTION_BONUS = 2.0  # a cued sentence in a data, experiment or evaluation section
 _NO_DATA_SECTION = re.compile(r"acknowledg|funding|contributions|competing|conflicts? of interest|biograph", re.I)
 PROSE_WORDS = 6
@@ -89,23 +91,15 @@ def select_dataset_sentences(
 
 
 def _chosen_sentences(paper: ParsedPaper, max_sentences: int, extra_keywords: Sequence[str], max_chars: int,
-                      ) -> list[tuple[int, Sentence]]:
-    """`select_dataset_sentences` with each sentence's index in `paper.indexed_sentences()`."""
-    table_pages = {page.number for page in paper.pages if TABLE_CAPTION.search(page.text)}
-    indexed = paper.indexed_sentences()
-    titles = section_titles([sentence.text for sentence, _ in indexed])
+                      ranker: SentenceRanker | None = None) -> list[tuple[int, Sentence]]:
+    """`select_dataset_sentences` with each sentence's index in `paper.indexed_sentences()`: ranked by the sentence
+    ranker (`ranker`, else the active one), a caller's extra keywords first."""
+    ranker = ranker or active_ranker()
     scored: list[tuple[float, int, Sentence, re.Match[str] | None]] = []
-    seen: set[str] = set()
-    for index, ((sentence, in_refs), title) in enumerate(zip(indexed, titles)):
-        key = sentence.text.casefold()
-        if key in seen:
-            continue
-        seen.add(key)
-        score, anchor = score_sentence(sentence.text, extra_keywords, sentence.page in table_pages)
-        score -= 6.0 if in_refs else 0.0
-        score += SECTION_BONUS if score > 0 and not in_refs and is_data_section(title) else 0.0
-        if score >= 2.0:
-            scored.append((score, index, sentence, anchor))
+    for index, sentence, features in paper_sentences(paper):
+        matches = keyword_matches(sentence.text, extra_keywords)
+        anchor = matches[0] if matches else cue_anchor(sentence.text)
+        scored.append((ranker.score(features) + KEYWORD_WEIGHT * len(matches), index, sentence, anchor))
     best = sorted(scored, key=lambda item: (-item[0], item[1]))[:max_sentences]
     chosen = [(index, Sentence(s.page, _shorten(s.text, anchor))) for _, index, s, anchor in best]
     while len(chosen) > 1 and sum(len(s.text) for _, s in chosen) > max_chars:
@@ -136,12 +130,12 @@ class PaperContext:
 
 def paper_context(
     paper: ParsedPaper, max_sentences: int, extra_keywords: Sequence[str] = (), with_urls: bool = True,
-    max_chars: int = CONTEXT_CHARS,
+    max_chars: int = CONTEXT_CHARS, ranker: SentenceRanker | None = None,
 ) -> PaperContext:
-    """`build_paper_context` with the sentences and tables it shows."""
+    """`build_paper_context` with the sentences and tables it shows (ranked by `ranker`, else the active one)."""
     table_lines = format_tables(paper.tables, min(TABLE_CHARS, max_chars // 4))
     shown_tables = frozenset(range(len(table_lines.splitlines()) if table_lines else 0))
-    chosen = _chosen_sentences(paper, max_sentences, extra_keywords, max_chars - len(table_lines))
+    chosen = _chosen_sentences(paper, max_sentences, extra_keywords, max_chars - len(table_lines), ranker)
     parts = [f"Tables:\n{table_lines}" if table_lines else "", format_sentences([s for _, s in chosen])]
     urls = format_urls(paper) if with_urls else ""
     parts.append(f"URLs in the paper:\n{urls}" if urls else "")

@@ -32,6 +32,9 @@ _NOT_NAMES = frozenset(
 _URL = re.compile(r"https?://|www\.", re.I)
 _LETTER = re.compile(r"[A-Za-z]")
 _NUMBER_WORD = re.compile(r"[-+(]?[\d.,%±]+[)%]?")
+_ACRONYM_PAREN = re.compile(r"\([A-Z][A-Za-z0-9-]+\)")
+_CITATION = re.compile(r"\[\d+|et al\.|\([A-Z][a-z]+(?: et al\.)?,? \d{4}")
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
 def _name_like_count(text: str) -> int:
@@ -89,7 +92,7 @@ def _score_sentence(text: str, extra_keywords: tuple[str, ...],
                     table_page: bool) -> tuple[float, re.Match[str] | None]:
     strong = list(_STRONG.finditer(text))
     medium = list(_MEDIUM.finditer(text))
-    extra = [m for m in (_keyword_match(k, text) for k in extra_keywords) if m is not None]
+    extra = keyword_matches(text, extra_keywords)
     cue = 0.0
     if strong:
         cue += 3.0 + min(len({m.group(0).lower() for m in strong}) - 1, 1)
@@ -104,6 +107,43 @@ def _score_sentence(text: str, extra_keywords: tuple[str, ...],
         score += 2.0
     anchor = (extra or strong or medium or [None])[0]
     return score - _length_penalty(text), anchor
+
+
+def cue_features(text: str, table_page: bool = False) -> dict[str, float]:
+    """How `text` is written, as the sentence ranker reads it: the cues of `score_sentence` counted one by one
+    (data nouns, experiment phrases, a size in units, a table caption, a URL, name-like tokens, a header row) and
+    its shape (length, share of numbers, a parenthesised acronym, a citation, a year). No weights: the ranker
+    learns them (`dsminer.evidence.ranking`)."""
+    words = text.split()
+    numeric = sum(1 for word in words if _NUMBER_WORD.fullmatch(word))
+    caption = bool(TABLE_CAPTION.match(text))
+    features = {
+        "strong": min(len({m.group(0).lower() for m in _STRONG.finditer(text)}), 2),
+        "medium": min(sum(1 for _ in _MEDIUM.finditer(text)), 2),
+        "size": bool(_SIZE.search(text)),
+        "caption": caption,
+        "caption_result": caption and bool(RESULT_WORDS.search(text)),
+        "url": bool(_URL.search(text)),
+        f"names={min(_name_like_count(text), 4)}": True,
+        "header_row": table_page and _is_header_row(text),
+        "short": len(words) < 6,
+        "long": len(words) > 80,
+        "numeric": bool(words) and numeric / len(words) > 0.35,
+        "acronym_paren": bool(_ACRONYM_PAREN.search(text)),
+        "citation": bool(_CITATION.search(text)),
+        "year": bool(_YEAR.search(text)),
+    }
+    return {name: float(value) for name, value in features.items() if value}
+
+
+def keyword_matches(text: str, keywords: Sequence[str]) -> list[re.Match[str]]:
+    """Where each of a caller's extra keywords occurs in `text`, name-tolerantly (those it does not write left out)."""
+    return [match for match in (_keyword_match(keyword, text) for keyword in keywords) if match is not None]
+
+
+def cue_anchor(text: str) -> re.Match[str] | None:
+    """The strongest dataset cue in `text`: where a long sentence is cut around."""
+    return next(_STRONG.finditer(text), None) or next(_MEDIUM.finditer(text), None)
 
 
 def _keyword_match(keyword: str, text: str) -> re.Match[str] | None:

@@ -9,6 +9,7 @@ import dspy
 from dsminer.catalog.memory import CorpusMemory
 from dsminer.config import DEFAULT_LOCAL_MODEL, Settings
 from dsminer.errors import ConfigError
+from dsminer.evidence.ranking import use_ranker
 from dsminer.mentions.catalog import load_catalog_names, load_catalog_urls
 from dsminer.programs.agent.controller import AgentOptions, ReflectiveAgent
 from dsminer.programs.agent.memory import MemoryStore
@@ -63,7 +64,9 @@ def compiled_program(settings: Settings) -> CompiledProgram | None:
 
 def build_program(settings: Settings) -> dspy.Module:
     """The condition's program, built from the settings, with the compiled program's steps put in (its
-    `compiled` attribute says which program, None when uncompiled)."""
+    `compiled` attribute says which program, None when uncompiled). The settings' sentence ranker becomes the one
+    the names context reads."""
+    use_ranker(settings.sentence_ranker)
     compiled = compiled_program(settings)
     if settings.condition == "s0":
         program = WorkflowExtractor(settings.max_records_per_paper, settings.context_sentences,

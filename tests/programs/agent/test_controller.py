@@ -122,7 +122,7 @@ def test_retry_that_finds_datasets_is_productive(appendix_pdf):
     assert of_kind(events, "stop", "names")[0]["reason"] == "quality_met"
 
 
-def test_a_names_retry_reads_only_what_no_attempt_read(long_appendix_pdf):
+def test_a_names_retry_reads_only_what_no_attempt_read(long_appendix_pdf, cue_ranker):
     answers = [names("ReefCount-3k")] * 3 + [details()]
     _, _, events, _ = run_agent(long_appendix_pdf, answers, retry_budget=2)
     shown = [event["text"] for event in of_kind(events, "names_input")]
@@ -138,7 +138,7 @@ def test_a_names_retry_reads_only_what_no_attempt_read(long_appendix_pdf):
     assert [o["evidence"] for o in outcomes] == [r["params"]["evidence"] for r in retries]
 
 
-def test_a_name_only_unread_text_writes_is_read_by_a_retry_that_adds_it(make_pdf):
+def test_a_name_only_unread_text_writes_is_read_by_a_retry_that_adds_it(make_pdf, cue_ranker):
     # Enough cued sentences to fill the first context; the last names a dataset the model has not judged.
     filler = " ".join(f"We evaluate model variant {i} on held-out benchmark splits." for i in range(45))
     text = f"4 Experiments\n\nWe evaluate on the ReefCount-3k benchmark. {filler} Extra counts come from " \

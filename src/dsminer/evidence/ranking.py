@@ -1,0 +1,111 @@
+"""Which sentences the names step reads: a logistic model over how a sentence is written and where it lies, fitted
+on papers whose datasets are known (`dsminer fit-ranker`), so that no field's phrasing is weighted by hand.
+
+A sentence's features are the cues of `dsminer.mentions.cues` counted one by one, whether it lies in a data,
+experiment or evaluation section, where it lies in the paper, and the lower-case words it writes (names are never
+features: a word of a training dataset's name is left out of the vocabulary unless it is data vocabulary)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from dsminer.document.pdf import ParsedPaper, Sentence
+from dsminer.document.sections import is_data_section, section_titles
+from dsminer.document.text import TABLE_CAPTION
+from dsminer.errors import ConfigError
+from dsminer.mentions.cues import cue_features
+
+RANKER_FILE = Path(__file__).with_name("sentence-ranker.json")
+POSITION_BINS = 5
+WORD = re.compile(r"(?<![\w-])[a-z][a-z-]{2,}(?![\w-])")
+
+
+class PaperSentence(NamedTuple):
+    """A sentence the names step may read: its index in `paper.indexed_sentences()` and its features."""
+
+    index: int
+    sentence: Sentence
+    features: dict[str, float]
+
+
+def sentence_features(text: str, data_section: bool, table_page: bool, position: float) -> dict[str, float]:
+    """The ranker's features of one sentence; `position` is its place in the paper, from 0 to 1."""
+    features = cue_features(text, table_page)
+    if data_section:
+        features["data_section"] = 1.0
+    features[f"position={min(int(position * POSITION_BINS), POSITION_BINS - 1)}"] = 1.0
+    features.update({f"w={word}": 1.0 for word in WORD.findall(text)})
+    return features
+
+
+def paper_sentences(paper: ParsedPaper) -> list[PaperSentence]:
+    """Every sentence outside the reference list, each text once, with its features, in document order."""
+    indexed = paper.indexed_sentences()
+    titles = section_titles([sentence.text for sentence, _ in indexed])
+    table_pages = {page.number for page in paper.pages if TABLE_CAPTION.search(page.text)}
+    found, seen = [], set()
+    for index, ((sentence, in_refs), title) in enumerate(zip(indexed, titles)):
+        key = sentence.text.casefold()
+        if in_refs or key in seen:
+            continue
+        seen.add(key)
+        features = sentence_features(sentence.text, is_data_section(title), sentence.page in table_pages,
+                                     index / len(indexed))
+        found.append(PaperSentence(index, sentence, features))
+    return found
+
+
+@dataclass(frozen=True)
+class SentenceRanker:
+    """Log-odds that a sentence writes a dataset's name: an intercept plus a weight per feature. `about` says what
+    it was fitted on and how much of each corpus's datasets it put in the names context when that corpus was
+    held out."""
+
+    weights: Mapping[str, float]
+    intercept: float
+    about: Mapping[str, Any] = field(default_factory=dict)
+
+    def score(self, features: Mapping[str, float]) -> float:
+        return self.intercept + sum(self.weights.get(name, 0.0) * value for name, value in features.items())
+
+    def save(self, path: Path) -> None:
+        payload = {"intercept": self.intercept, "about": dict(self.about),
+                   "weights": dict(sorted(self.weights.items(), key=lambda item: -abs(item[1])))}
+        path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path) -> SentenceRanker:
+        try:
+            payload = json.loads(path.read_text(encoding="utf-8"))
+            return cls({str(k): float(v) for k, v in payload["weights"].items()}, float(payload["intercept"]),
+                       payload.get("about", {}))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ConfigError(f"{path}: not a sentence ranker file ({error})") from error
+
+
+_active: dict[str, SentenceRanker] = {}
+
+
+def use_ranker(path: Path | None) -> SentenceRanker:
+    """Make the ranker in `path` (None: the bundled one) the one the names context reads, and return it."""
+    ranker = SentenceRanker.load(path or RANKER_FILE)
+    activate(ranker)
+    return ranker
+
+
+def activate(ranker: SentenceRanker | None) -> SentenceRanker | None:
+    """Make `ranker` the one the names context reads (None: the bundled one when next asked); return the one before."""
+    previous = _active.pop("ranker", None)
+    if ranker is not None:
+        _active["ranker"] = ranker
+    return previous
+
+
+def active_ranker() -> SentenceRanker:
+    """The ranker the names context reads: the last `use_ranker`, else the bundled one."""
+    return _active.get("ranker") or use_ranker(None)
