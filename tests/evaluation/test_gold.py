@@ -14,6 +14,7 @@ from dsminer.evaluation.gold import (
     format_scores,
     link_matches,
     load_gold,
+    name_keys,
     score_run,
 )
 from dsminer.evaluation.runs import load_run
@@ -99,6 +100,18 @@ def test_names_match_gold_after_normalisation_and_aliases(name, matches):
 def test_an_abbreviation_the_gold_name_defines_matches(name, matches):
     dataset = GoldDataset("Quebec Rail Survey (QRS) trip records")
     assert (normalize_name(name) in dataset.keys()) is matches
+
+
+@pytest.mark.parametrize(("record", "matches"), [
+    ("German Household Panel study", True),
+    ("GHP data", True),
+    ("the German Household Panel cohort", True),
+    ("German Household", False),
+    ("German Household Panel wave 2", False),
+])
+def test_a_data_noun_ending_a_name_does_not_keep_it_from_its_dataset(record, matches):
+    dataset = GoldDataset("German Household Panel", aliases=("GHP",))
+    assert bool(name_keys(record) & dataset.keys()) is matches
 
 
 def test_only_abbreviation_shaped_parentheses_define_one():

@@ -14,6 +14,7 @@ from dsminer.errors import ConfigError, DsminerError, GoldFileError, GoldMismatc
 from dsminer.evaluation.measures import f1, precision, recall
 from dsminer.evaluation.runs import RunData, paper_file, processed_files
 from dsminer.jsonl import iter_json_objects
+from dsminer.mentions.lexicon import NAME_END_NOUN
 from dsminer.schema import DatasetRecord, normalize_name
 
 logger = logging.getLogger(__name__)
@@ -340,8 +341,10 @@ def record_keys(record: DatasetRecord) -> set[str]:
 
 
 def name_keys(name: str, aliases: Sequence[str] = ()) -> set[str]:
-    """A name and its aliases, normalised for matching, the empty ones left out."""
-    return {key for key in map(normalize_name, (name, *aliases)) if key}
+    """A name and its aliases, normalised for matching, each also without a data noun ending it ("the X cohort
+    study", "X data": "X"), the empty ones left out."""
+    names = (name, *aliases)
+    return {key for key in map(normalize_name, (*names, *(NAME_END_NOUN.sub("", n.strip()) for n in names))) if key}
 
 
 def link_matches(link: str, gold_urls: list[str]) -> bool:

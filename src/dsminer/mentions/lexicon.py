@@ -19,6 +19,9 @@ DATA_NOUN_GROUP = rf"(?i:{DATA_NOUN_WORDS})"
 DATA_NOUN = re.compile(rf"\b(?:{DATA_NOUN_WORDS})\b", re.I)
 # A data noun ending a name: the bare name before it is how the paper often writes it ("X cohort" and "X").
 DATA_NOUN_END = re.compile(rf"\s+{DATA_NOUN_GROUP}$")
+# What a name may end with and still name the same data, for matching names: a data noun, "data" or "study" ("the
+# X Panel study" is "the X Panel", "X claims data" is "X claims").
+NAME_END_NOUN = re.compile(rf"\s+(?:{DATA_NOUN_GROUP}|data|study)$", re.I)
 # The data nouns that can head a list of names ("the datasets: A, B and C", "corpora such as X").
 LIST_NOUN_WORDS = r"data ?sets?|corpora|benchmarks?|databases?|cohorts?|surveys?|catalog(?:ue)?s?|archives?"
 # Verbs that say data was taken from a named source ("drawn from X", "retrieved from the X database").
