@@ -99,7 +99,10 @@ def test_a_malformed_body_is_retried_once_then_the_step_fails(corpus, run_in):
     once = [scripted] * CALLS_PER_PAPER + [malformed] + [scripted] * 20
     with FakeOpenAI(once) as fake:
         assert run_in(corpus, fake).exit_code == 0
+        asked, again = fake.requests[CALLS_PER_PAPER], fake.requests[CALLS_PER_PAPER + 1]
     assert papers()["b.pdf"]["status"] == "ok" and papers()["b.pdf"]["answer_retries"] == 1
+    # the retry asks the same, sampled afresh: at temperature 0 the model would answer the same again
+    assert again["messages"] == asked["messages"] and asked.get("temperature", 0) == 0 and again["temperature"] > 0
 
     # the metadata step of b.pdf fails: its records are kept and it is partial
     metadata = [scripted] * CALLS_PER_PAPER + [malformed, malformed] + [scripted] * 20
@@ -265,6 +268,14 @@ class TestGuard:
         with pytest.raises(StepFailure) as info:
             guard.call(attempt, "details", lambda *a, **k: None)
         assert info.value.kind == kind and len(calls) == 2 and guard.failed_steps == ["details"]
+
+    def test_a_malformed_answers_retry_is_the_resample_when_one_is_given(self):
+        guard, _, _ = self.guard()
+
+        def attempt():
+            raise AdapterParseError("JSONAdapter", __import__("dspy").Signature("a -> b"), "junk")
+        assert guard.call(attempt, "names", lambda *a, **k: None, lambda: "resampled") == "resampled"
+        assert guard.answer_retries == 1 and guard.failed_steps == []
 
     def test_a_refused_request_fails_the_step_without_retry(self):
         guard, _, _ = self.guard()

@@ -8,7 +8,8 @@ Each kind of failure has its own bound, counted apart from an agent's quality re
   with the reason (`EndpointError`). An authentication, billing or configuration error is not retried: it
   stops the run.
 - **Malformed answers**: a reply body that is not JSON, or an answer the adapter cannot parse. Retried once
-  (event `answer_retry`); then the step fails (`StepFailure`). A paper whose names step never answered has
+  (event `answer_retry`) with a fresh sample (`RESAMPLE`: asked the same at temperature 0 the model gives the same
+  answer, and the cache would too); then the step fails (`StepFailure`). A paper whose names step never answered has
   produced nothing: it is written `failed` with the reason, and a resume processes it again; a paper with
   another failed step keeps its records and is written `partial`.
 - **The paper's time limit** (`paper_timeout_s`): checked before every call and every retry; past it the paper
@@ -102,13 +103,15 @@ class PaperGuard:
             raise PaperTimeout(f"time limit of {self.time_limit_s:g} s reached before step {step}")
         return left
 
-    def call(self, attempt: Callable[[], T], step: str, emit: Callable[..., Any]) -> T:
-        """Run `attempt()` with the retries above; `emit(kind, **fields)` logs each retry."""
+    def call(self, attempt: Callable[[], T], step: str, emit: Callable[..., Any],
+             resample: Callable[[], T] | None = None) -> T:
+        """Run `attempt()` with the retries above; a malformed answer's retry runs `resample()` when given (the same
+        request sampled afresh). `emit(kind, **fields)` logs each retry."""
         faults = malformed = 0
         while True:
             self.time_left(step)
             try:
-                answer = attempt()
+                answer = (resample or attempt)() if malformed else attempt()
                 self.answered_steps.add(step)
                 return answer
             except FATAL_FAULTS as exc:

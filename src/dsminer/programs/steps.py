@@ -24,6 +24,8 @@ log = logging.getLogger(__name__)
 METADATA_CHARS = 2000
 # Output budgets per step: enough for the fields, short enough that a looping answer stops early.
 STEP_TOKENS = {"metadata": 256, "names": 450, "details": 160, "reflection": 160}
+# A malformed answer's retry: sampled afresh (its own cache entry), since at temperature 0 it would come back the same.
+RESAMPLE = {"temperature": 0.7, "rollout_id": 1000}
 
 
 def run_step(predictor: dspy.Predict, events: EventLog, paper: ParsedPaper, step: str, inputs: Mapping[str, Any],
@@ -31,16 +33,19 @@ def run_step(predictor: dspy.Predict, events: EventLog, paper: ParsedPaper, step
     """Call one predictor under the paper's guard (see `dsminer.faults`).
 
     An endpoint fault is retried with backoff and then ends the paper (`EndpointError`); a malformed
-    answer is retried once and then the step fails: a `parse_failed` or `step_failed` event and an empty
-    result, and the paper is written `partial`. `config` goes to the LM call (e.g. a `rollout_id`);
-    `action` adds fields to the action event.
+    answer is retried once, sampled afresh (`RESAMPLE`), and then the step fails: a `parse_failed` or
+    `step_failed` event and an empty result, and the paper is written `partial`. `config` goes to the LM call
+    (e.g. a `rollout_id`); `action` adds fields to the action event.
     """
     sizes = {k: len(v) for k, v in inputs.items() if isinstance(v, (str, list))}
     events.emit("action", paper=paper.file_name, step=step, inputs=sizes, **action)
     guard = current_guard()
+    config = config or {}
+    resampled = {**config, **RESAMPLE, "rollout_id": RESAMPLE["rollout_id"] + config.get("rollout_id", 0)}
     try:
         return guard.call(lambda: predictor(**inputs, config=dict(config)) if config else predictor(**inputs),
-                          step, lambda kind, **fields: events.emit(kind, paper=paper.file_name, step=step, **fields))
+                          step, lambda kind, **fields: events.emit(kind, paper=paper.file_name, step=step, **fields),
+                          lambda: predictor(**inputs, config=resampled))
     except StepFailure as failure:
         log.warning("%s: step %s failed: %s", paper.file_name, step, failure.reason)
         events.emit(failure.kind, paper=paper.file_name, step=step, error=failure.reason[:300])
