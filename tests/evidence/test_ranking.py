@@ -24,6 +24,8 @@ PLAIN_DATA = [
     "Stellar parameters come from Gaia DR3.",
     "Crystal structures were retrieved from the Materials Project.",
 ]
+BYLINE = ["Ada K. Lovelace1, Alan M. Turing2, Grace B. Hopper1",
+          "1 Department of Engines, University of Nowhere, Springfield MA"]
 NOT_DATA = [
     "We thank the anonymous reviewers for their helpful comments.",
     "The remainder of this paper is organised as follows.",
@@ -32,8 +34,9 @@ NOT_DATA = [
 ]
 
 
-def _score(text: str, ranker: SentenceRanker) -> float:
-    return ranker.score(sentence_features(text, data_section=False, table_page=False, position=0.5))
+def _score(text: str, ranker: SentenceRanker, front_matter: bool = False) -> float:
+    return ranker.score(sentence_features(text, data_section=False, table_page=False,
+                                          position=0.0 if front_matter else 0.5, front_matter=front_matter))
 
 
 def test_features_read_how_a_sentence_is_written_never_its_names():
@@ -42,12 +45,16 @@ def test_features_read_how_a_sentence_is_written_never_its_names():
     assert features["data_section"] == 1.0 and features["position=2"] == 1.0 and features["acronym_paren"] == 1.0
     assert {"w=were", "w=taken", "w=resource", "w=species"} <= set(features) and "w=ages" not in features
     assert not any(name.casefold() in {"w=timetree", "w=ttr"} for name in features)
+    byline = sentence_features("Ada K. Lovelace1, Alan M. Turing2", data_section=False, table_page=False,
+                               position=0.0, front_matter=True)
+    assert {"capitalised", "front_matter", "position=0"} <= set(byline) and "capitalised" not in features
 
 
 def test_the_bundled_ranker_puts_data_sentences_of_any_field_above_the_rest():
     ranker = use_ranker(None)
-    worst_data = min(_score(text, ranker) for text in PLAIN_DATA)
-    assert all(_score(text, ranker) < worst_data for text in NOT_DATA)
+    data = sorted(_score(text, ranker) for text in PLAIN_DATA)
+    assert all(_score(text, ranker) < data[0] for text in NOT_DATA)
+    assert all(_score(text, ranker, front_matter=True) < data[len(data) // 2] for text in BYLINE)
     assert ranker.about["held_out"]  # it says what it put in the context of each corpus it was not fitted on
 
 

@@ -2,8 +2,9 @@
 on papers whose datasets are known (`dsminer fit-ranker`), so that no field's phrasing is weighted by hand.
 
 A sentence's features are the cues of `dsminer.mentions.cues` counted one by one, whether it lies in a data,
-experiment or evaluation section, where it lies in the paper, and the lower-case words it writes (names are never
-features: a word of a training dataset's name is left out of the vocabulary unless it is data vocabulary)."""
+experiment or evaluation section or before the first heading, where it lies in the paper, and the lower-case words
+it writes (names are never features: a word of a training dataset's name is left out of the vocabulary unless it
+is data vocabulary)."""
 
 from __future__ import annotations
 
@@ -33,11 +34,15 @@ class PaperSentence(NamedTuple):
     features: dict[str, float]
 
 
-def sentence_features(text: str, data_section: bool, table_page: bool, position: float) -> dict[str, float]:
-    """The ranker's features of one sentence; `position` is its place in the paper, from 0 to 1."""
+def sentence_features(text: str, data_section: bool, table_page: bool, position: float,
+                      front_matter: bool = False) -> dict[str, float]:
+    """The ranker's features of one sentence; `position` is its place in the paper, from 0 to 1; `front_matter`:
+    before the paper's first section heading (title, byline, affiliations, often the abstract)."""
     features = cue_features(text, table_page)
     if data_section:
         features["data_section"] = 1.0
+    if front_matter:
+        features["front_matter"] = 1.0
     features[f"position={min(int(position * POSITION_BINS), POSITION_BINS - 1)}"] = 1.0
     features.update({f"w={word}": 1.0 for word in WORD.findall(text)})
     return features
@@ -55,7 +60,7 @@ def paper_sentences(paper: ParsedPaper) -> list[PaperSentence]:
             continue
         seen.add(key)
         features = sentence_features(sentence.text, is_data_section(title), sentence.page in table_pages,
-                                     index / len(indexed))
+                                     index / len(indexed), title is None)
         found.append(PaperSentence(index, sentence, features))
     return found
 

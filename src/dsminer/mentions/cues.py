@@ -112,10 +112,12 @@ def _score_sentence(text: str, extra_keywords: tuple[str, ...],
 def cue_features(text: str, table_page: bool = False) -> dict[str, float]:
     """How `text` is written, as the sentence ranker reads it: the cues of `score_sentence` counted one by one
     (data nouns, experiment phrases, a size in units, a table caption, a URL, name-like tokens, a header row) and
-    its shape (length, share of numbers, a parenthesised acronym, a citation, a year). No weights: the ranker
-    learns them (`dsminer.evidence.ranking`)."""
+    its shape (length, share of numbers, mostly capitalised words, a parenthesised acronym, a citation, a year).
+    No weights: the ranker learns them (`dsminer.evidence.ranking`)."""
     words = text.split()
     numeric = sum(1 for word in words if _NUMBER_WORD.fullmatch(word))
+    lettered = [word for word in words if _LETTER.search(word)]
+    capitalised = sum(1 for word in lettered if word[0].isupper())
     caption = bool(TABLE_CAPTION.match(text))
     features = {
         "strong": min(len({m.group(0).lower() for m in _STRONG.finditer(text)}), 2),
@@ -129,6 +131,7 @@ def cue_features(text: str, table_page: bool = False) -> dict[str, float]:
         "short": len(words) < 6,
         "long": len(words) > 80,
         "numeric": bool(words) and numeric / len(words) > 0.35,
+        "capitalised": bool(lettered) and capitalised >= 0.7 * len(lettered),  # a byline, a header, a title
         "acronym_paren": bool(_ACRONYM_PAREN.search(text)),
         "citation": bool(_CITATION.search(text)),
         "year": bool(_YEAR.search(text)),
