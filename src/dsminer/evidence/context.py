@@ -85,8 +85,8 @@ def select_dataset_sentences(
     paper: ParsedPaper, max_sentences: int = 40, extra_keywords: Sequence[str] = (),
     max_chars: int = SENTENCES_CHARS,
 ) -> list[Sentence]:
-    """The sentences most likely to name datasets, at most `max_sentences` and about `max_chars`, in
-    document order. Sentences in data, experiment and evaluation sections score higher."""
+    """The sentences most likely to name datasets by the active sentence ranker (`dsminer.evidence.ranking`), at
+    most `max_sentences` and about `max_chars`, in document order; never the reference list."""
     return [sentence for _, sentence in _chosen_sentences(paper, max_sentences, extra_keywords, max_chars)]
 
 
