@@ -122,3 +122,36 @@ def test_a_run_without_answers_for_the_gold_papers_is_one_line(tmp_path, write_r
                      ["fit-selection", "--run", str(run), "--gold", str(corpus), "--out", str(tmp_path / "p.json")]):
             result = invoke(*args)
             assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output, args
+
+
+def _ranker_corpus(tmp_path, papers: int):
+    """Invented papers, each writing its dataset beside "archive" among sentences that write none."""
+    folder = tmp_path / "ranker"
+    (folder / "pdfs").mkdir(parents=True)
+    rows = []
+    filler = " ".join(f"The pump {i} ran at a steady pace for the whole day." for i in range(8))
+    for number in range(papers):
+        build_pdf(folder / "pdfs" / f"p{number}.pdf", [f"{filler} Tides came from the Marlo{number} archive. {filler}"])
+        rows.append({"file": f"p{number}.pdf", "datasets": [{"name": f"Marlo{number}", "role": "used"}]})
+    gold = folder / "gold.jsonl"
+    gold.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return gold
+
+
+def test_fit_ranker_writes_a_ranker_a_run_can_read_and_logs_its_held_out_shares(tmp_path):
+    from dsminer.evidence.ranking import SentenceRanker
+
+    uri, out = f"sqlite:///{tmp_path}/mlflow.db", tmp_path / "ranker.json"
+    result = invoke("fit-ranker", "--gold", str(_ranker_corpus(tmp_path, 5)), "--out", str(out), "--tracking-uri", uri)
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out}" in result.output and "held out, the names context holds: ranker#1 1.0" in result.output
+    ranker = SentenceRanker.load(out)
+    assert ranker.weights and not any("marlo" in name for name in ranker.weights)
+    (run,) = mlflow.MlflowClient(uri).search_runs(
+        [mlflow.get_experiment_by_name("dsminer").experiment_id], "tags.module = 'ranker'")
+    assert run.data.metrics["ranker_1.context_share"] == 1.0  # MLflow keys have no "#"
+
+
+def test_fit_ranker_on_one_paper_is_one_line(tmp_path):
+    result = invoke("fit-ranker", "--gold", str(_ranker_corpus(tmp_path, 1)), "--out", str(tmp_path / "r.json"))
+    assert result.exit_code != 0 and "at least two papers" in result.output and "Traceback" not in result.output
