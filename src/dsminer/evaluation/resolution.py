@@ -32,7 +32,7 @@ from dsminer.catalog.resolution import resolve, spelling
 from dsminer.errors import ConfigError
 from dsminer.evaluation.gold import ranged_label, ranged_path, take_lines
 from dsminer.evaluation.scirex import detokenize, iter_documents
-from dsminer.mentions.lexicon import FUNCTION_WORDS, GENERIC_MODIFIERS, GENERIC_NAMES
+from dsminer.mentions.lexicon import PLAIN_WORDS
 
 
 @dataclass(frozen=True)
@@ -61,14 +61,11 @@ def same_dataset(one: str, other: str) -> bool:
     return first[:shorter] == second[:shorter]
 
 
-_PLAIN_WORDS = GENERIC_NAMES | GENERIC_MODIFIERS | FUNCTION_WORDS
-
-
 def related(form: str, name: str) -> bool:
     """Whether a spelling can be the paper's other name for `name`: a shared word that says which data (not
     "news", "test"), or an abbreviation of it."""
     one, other = spelling(form), spelling(name)
-    if (set(one.tokens) & set(other.tokens)) - _PLAIN_WORDS:
+    if (set(one.tokens) & set(other.tokens)) - PLAIN_WORDS:
         return True
     return _abbreviates(form, name) or _abbreviates(name, form)
 

@@ -108,6 +108,8 @@ LANGUAGE_PAIR = re.compile(
 NAME_JOINERS = frozenset({"of", "the", "and", "for", "on", "in", "de", "&"})
 # Words left out when a name's capitalised words are spelled into an abbreviation ("Stanford Question Answering").
 FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "on", "in", "a", "an", "&"})
+# Words that say which data on their own never do: generic names, modifiers and function words (all lower case).
+PLAIN_WORDS = GENERIC_NAMES | GENERIC_MODIFIERS | FUNCTION_WORDS
 # Words that cannot say what a dataset holds between its name and "dataset": "X on the dataset", "X trained on ...".
 NOT_KIND_WORDS = ("on|in|of|the|a|an|and|or|for|to|with|from|by|is|are|was|were|be|at|as|than|that|this|these|each|"
                   "every|our|its|their|all|both|any|same|whole|entire|new|other|large|small|standard|public|original")

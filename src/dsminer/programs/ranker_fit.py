@@ -17,14 +17,13 @@ from dsminer.evaluation.errors import mentions_any, name_tokens
 from dsminer.evaluation.gold import GoldPaper
 from dsminer.evidence.context import CONTEXT_CHARS, paper_context
 from dsminer.evidence.ranking import SentenceRanker, paper_sentences
-from dsminer.mentions.lexicon import DATA_NOUN, FUNCTION_WORDS, GENERIC_MODIFIERS, GENERIC_NAMES
+from dsminer.mentions.lexicon import DATA_NOUN, PLAIN_WORDS
 from dsminer.programs.module_eval import written_name
 
 STRENGTHS = (0.03, 0.1, 0.3, 1.0)  # inverse regularisation strengths tried
 MIN_PAPERS = 3  # a word is a feature when at least this many training papers write it
 FOLDS = 5  # held-out parts of a single corpus
 Corpus = Sequence[tuple[ParsedPaper, GoldPaper]]
-_DATA_VOCABULARY = {word.casefold() for word in GENERIC_NAMES | GENERIC_MODIFIERS | FUNCTION_WORDS}
 
 
 def labelled_sentences(paper: ParsedPaper, gold: GoldPaper) -> list[tuple[dict[str, float], bool]]:
@@ -39,7 +38,7 @@ def name_words(golds: Sequence[GoldPaper]) -> set[str]:
     features, so the ranker learns how data is written about, not which data."""
     words = {word.casefold() for gold in golds for dataset in gold.datasets
              for name in (dataset.name, *dataset.aliases) for word in re.findall(r"[A-Za-z][A-Za-z-]+", name)}
-    return {word for word in words if word not in _DATA_VOCABULARY and not DATA_NOUN.fullmatch(word)}
+    return {word for word in words if word not in PLAIN_WORDS and not DATA_NOUN.fullmatch(word)}
 
 
 def fit(papers: Sequence[tuple[list[tuple[dict[str, float], bool]], GoldPaper]], strength: float,
