@@ -37,6 +37,24 @@ def test_pwc_settings_are_one_dataset_and_other_names_are_not():
     assert same_dataset("pwc:Numbat_-_4x_upscaling", "pwc:Numbat")
     assert not same_dataset("pwc:Numbat-100", "pwc:Numbat-10")
     assert not same_dataset("quokkareads", "pwc:Quokka_Reads")
+    assert same_dataset("pwc:_Numbat-2011", "pwc:Numbat-2011__Zero-Shot")  # a leading "_" is not a word
+
+
+def test_pwc_names_that_only_begin_alike_are_not_labelled():
+    assert same_dataset("pwc:Numbat", "pwc:Numbat_Question_Answering__NQA_") is None
+    mentions = [LabelledMention("a", "Numbat", (), "pwc:Numbat"),
+                LabelledMention("b", "NQA", (), "pwc:Numbat_Question_Answering__NQA_"),
+                LabelledMention("c", "Numbat", (), "pwc:Numbat")]
+    scores = pair_scores(mentions)
+    assert (scores["unscored_pairs"], scores["same_pairs"], scores["different_pairs"]) == (2, 1, 0)
+
+
+def test_pairs_of_a_name_and_its_version_are_also_scored_apart():
+    mentions = [LabelledMention("a", "Numbat", (), "numbat"), LabelledMention("b", "Numbat v2", (), "numbat"),
+                LabelledMention("c", "Numbat", (), "numbat"), LabelledMention("d", "Bilby", (), "bilby")]
+    scores = pair_scores(mentions)
+    assert scores["recall"] == round(1 / 3, 4) and scores["without_variants.recall"] == 1.0
+    assert scores["variant_pairs"] == 2 and scores["precision"] == scores["without_variants.precision"] == 1.0
 
 
 def test_a_scirex_mention_is_the_commonest_written_name_with_the_names_the_paper_defines_beside_it(tmp_path):

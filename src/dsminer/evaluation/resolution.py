@@ -6,10 +6,12 @@ papers, the same dataset or not. Three sources:
 - SciREX documents (`scirex-text`): one mention per salient dataset of a paper, named by the paper's commonest
   spelling that says which dataset on its own, with as aliases the other spellings of its coreference cluster
   that the paper defines beside that name ("Stanford Natural Language Inference (SNLI)"), as a record's aliases
-  are; the clusters also hold other names ("ImageNet" in a PASCAL VOC cluster, "SNLI model"). Labelled by the Papers-with-Code name reduced to the dataset: PwC names a
-  leaderboard, a dataset with a setting ("CIFAR-10 (4000 Labels)", "Set14 - 4x upscaling", "Cityscapes
-  Labels-to-Photo"), and two PwC names are one dataset when one's words begin the other's. A name a paper gives
-  two of its salient datasets ("Atari" for two games) is left out: no label can be given to it.
+  are; the clusters also hold other names ("ImageNet" in a PASCAL VOC cluster, "SNLI model"). Labelled by the
+  Papers-with-Code name reduced to the dataset: PwC names a leaderboard, a dataset with a setting ("CIFAR-10 (4000
+  Labels)", "Set14 - 4x upscaling"), and two PwC names are one dataset when their words before the setting are
+  equal. A pair whose PwC names only begin alike ("Cityscapes" and "Cityscapes Labels-to-Photo", "COCO" and "COCO
+  Visual Question Answering") is not scored: PwC writes a setting and a dataset built on another alike. A name a
+  paper gives two of its salient datasets ("Atari" for two games) is left out: no label can be given to it.
 - a gold file whose datasets carry `pwc_id` (`scirex-pdf/gold.jsonl`): the same, from the names the paper writes
   (the gold's aliases, by their count in `material_mentions`; its `name` is the PwC name), with as aliases the
   others that share a word with that name or abbreviate it.
@@ -28,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dsminer.catalog.resolution import resolve, spelling
+from dsminer.catalog.resolution import resolve, spelling, variant_of
 from dsminer.errors import ConfigError
 from dsminer.evaluation.gold import ranged_label, ranged_path, take_lines
 from dsminer.evaluation.scirex import detokenize, iter_documents
@@ -47,18 +49,22 @@ class LabelledMention:
 
 def pwc_dataset(pwc_name: str) -> tuple[str, ...]:
     """A PwC leaderboard name reduced to its dataset's words: the setting after "__" or "_-_" cut."""
-    return tuple(re.split(r"__|_-_", pwc_name)[0].replace("-", "_").casefold().split("_"))
+    return tuple(re.split(r"__|_-_", pwc_name.lstrip("_"))[0].replace("-", "_").casefold().split("_"))
 
 
-def same_dataset(one: str, other: str) -> bool:
-    """Two labels name one dataset: equal, or (PwC names) one's dataset words begin the other's."""
+def same_dataset(one: str, other: str) -> bool | None:
+    """Whether two labels name one dataset: equal, or PwC names whose dataset words are equal. None when they cannot
+    say: one PwC name's dataset words begin the other's, and PwC writes a dataset's setting ("Cityscapes
+    Labels-to-Photo") and a dataset built on another ("COCO Visual Question Answering") alike."""
     if one == other:
         return True
     if not (one.startswith("pwc:") and other.startswith("pwc:")):
         return False
     first, second = pwc_dataset(one[4:]), pwc_dataset(other[4:])
+    if first == second:
+        return True
     shorter = min(len(first), len(second))
-    return first[:shorter] == second[:shorter]
+    return None if first[:shorter] == second[:shorter] else False
 
 
 def related(form: str, name: str) -> bool:
@@ -148,8 +154,10 @@ def read_labelled(spec: str) -> tuple[str, list[LabelledMention]]:
 
 def pair_scores(mentions: Sequence[LabelledMention], with_aliases: bool = True,
                 wrong: list[dict[str, str]] | None = None) -> dict[str, float]:
-    """Resolve the mentions and score every pair from two papers: precision, recall, F1, and the counts. Each
-    wrongly joined or wrongly separated pair is appended to `wrong` when given."""
+    """Resolve the mentions and score every pair from two papers whose labels say same or different: precision,
+    recall, F1 and the counts; and the same without the pairs of a name and its version or subset ("X", "X v2"),
+    which the catalogue links by `variant_of` and never joins, whatever their labels. Each wrongly joined or
+    wrongly separated pair is appended to `wrong` when given."""
     groups = resolve([(m.name, m.aliases if with_aliases else (), m.paper) for m in mentions]).groups
     group_of = {index: number for number, group in enumerate(groups) for index in group}
     counts: Counter[str] = Counter()
@@ -158,16 +166,29 @@ def pair_scores(mentions: Sequence[LabelledMention], with_aliases: bool = True,
         if first.paper == second.paper:
             continue
         same = same_dataset(first.label, second.label)
+        if same is None:
+            counts["unscored"] += 1
+            continue
         joined = group_of[one] == group_of[other]
         outcome = "tp" if same and joined else "fp" if joined else "fn" if same else "tn"
         counts[outcome] += 1
+        names = spelling(first.name), spelling(second.name)
+        if variant_of(*names) or variant_of(*reversed(names)):
+            counts[f"variant_{outcome}"] += 1
         if wrong is not None and outcome in ("fp", "fn"):
             wrong.append({"error": "wrongly joined" if joined else "wrongly apart", "first": first.name,
                           "first_label": first.label, "second": second.name, "second_label": second.label})
-    precision = counts["tp"] / (counts["tp"] + counts["fp"]) if counts["tp"] + counts["fp"] else 0.0
-    recall = counts["tp"] / (counts["tp"] + counts["fn"]) if counts["tp"] + counts["fn"] else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4),
+    scores = _pair_measures(*(counts[key] for key in ("tp", "fp", "fn")))
+    without = _pair_measures(*(counts[key] - counts[f"variant_{key}"] for key in ("tp", "fp", "fn")))
+    return {**scores, "without_variants.precision": without["precision"], "without_variants.recall": without["recall"],
             "mentions": float(len(mentions)), "same_pairs": float(counts["tp"] + counts["fn"]),
             "different_pairs": float(counts["fp"] + counts["tn"]), "wrongly_joined": float(counts["fp"]),
-            "wrongly_apart": float(counts["fn"])}
+            "wrongly_apart": float(counts["fn"]), "unscored_pairs": float(counts["unscored"]),
+            "variant_pairs": float(sum(counts[f"variant_{key}"] for key in ("tp", "fp", "fn", "tn")))}
+
+
+def _pair_measures(tp: int, fp: int, fn: int) -> dict[str, float]:
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4)}
