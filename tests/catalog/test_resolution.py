@@ -21,6 +21,12 @@ def together(*mentions: tuple[str, list[str], str], known: dict[str, str] | None
     ("Quokka Reads", "Quokka Reads test set"),     # a split of it
     ("Emu\u2019s Calls", "Emu 's Calls"),          # a possessive as text extraction may space it
     ("QRB", "English QRB"),                        # a language before an abbreviation
+    ("Numbat 2003 NER shared task", "Numbat-2003"),  # the task and campaign it was made for
+    ("Numbat 2003 English", "Numbat 2003"),        # a language after the name
+    ("Quokka Reads classification", "QuokkaReads"),
+    ("WOMBAT07", "WOMBAT 2007"),                   # an abbreviation ending in a year's two digits
+    ("ZQ BILBY", "BILBY"),                         # a maker's short name before the name
+    ("ZORBA BILBY 2007", "BILBY 2007"),
 ])
 def test_one_dataset_written_two_ways_is_one_entry(one, other):
     assert together((one, [], "a.pdf"), (other, [], "b.pdf")) == [[0, 1]]
@@ -52,6 +58,27 @@ def test_a_shortening_joins_the_one_dataset_records_give_it_but_not_two():
     two = [*one, ("Kiwi Review Full", ["Kiwi"], "c.pdf")]
     result = resolve(two)
     assert sorted(sorted(group) for group in result.groups) == [[0], [1], [2]] and result.ambiguous == {"kiwi"}
+
+
+def test_a_shortening_spelled_out_longer_or_shorter_is_one_reading():
+    mentions = [("Kiwi", ["Kiwi , Emu Mail", "Kiwi and Emu Mail news data"], "a.pdf"),
+                ("Kiwi", ["Kiwi and EmuMail websites"], "b.pdf"), ("Kiwi", [], "c.pdf")]
+    result = resolve(mentions)
+    assert sorted(sorted(group) for group in result.groups) == [[0, 1, 2]] and not result.ambiguous
+
+
+@pytest.mark.parametrize("one, other", [
+    ("WOMBAT07", "WOMBAT 2008"),   # the two digits are not that year's
+    ("Wombat07", "Wombat 2007"),   # not an abbreviation: "07" may be a count
+    ("ZQ EEG", "EEG"),             # a kind of data after a maker's name is no dataset's name
+    ("ZQ BI", "BI"),               # too short to say which dataset
+])
+def test_a_maker_or_year_joins_only_what_it_can_name(one, other):
+    assert together((one, [], "a.pdf"), (other, [], "b.pdf")) == [[0], [1]]
+
+
+def test_a_name_written_after_two_makers_joins_neither():
+    assert together(("ZQ BILBY", [], "a.pdf"), ("XW BILBY", [], "b.pdf"), ("BILBY", [], "c.pdf")) == [[0], [1], [2]]
 
 
 def test_a_known_catalogue_id_joins_its_names():
@@ -103,3 +130,4 @@ def test_conflict_reads_numbers_and_versions_but_not_spelling():
     assert conflict(spelling("Numbat"), spelling("Numbat-1k"))
     assert not conflict(spelling("Numbat"), spelling("NUMBAT"))
     assert not conflict(spelling("WXT'14"), spelling("WXT 2014"))
+    assert not conflict(spelling("WXT14"), spelling("WXT 2014")) and conflict(spelling("WXT14"), spelling("WXT 2015"))

@@ -7,8 +7,11 @@ are one dataset when, in this order:
    year written "'14" read as 2014;
 2. one record gives both full names;
 3. a known catalogue gives both names one id;
-4. their keys are one typing slip apart (rapidfuzz's Levenshtein distance, on long keys only);
-5. one record gives both an abbreviation and its expansion (as some paper defines them).
+4. one is the other written after its maker's short name ("MS COCO" and "COCO"), where one maker is written so;
+5. one is an abbreviation ending in two digits that the other writes as a year ("VOC07" and "VOC 2007");
+6. their keys are one typing slip apart (rapidfuzz's Levenshtein distance, on long keys only);
+7. one record gives both an abbreviation and its expansion, or a shortening and the one longer name records give
+   it (as some paper defines them).
 
 Never merged, whatever joins them: names that share no number ("CIFAR-10", "CIFAR-100"), a name that is
 another plus a version or subset ("X v2", "X-1k": a `variant_of` link instead), and names alike but for a short
@@ -29,6 +32,7 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import extract
 
 from dsminer.mentions.lexicon import (
+    DATA_KINDS,
     DATA_NOUN,
     FUNCTION_WORDS,
     GENERIC_MODIFIERS,
@@ -37,6 +41,7 @@ from dsminer.mentions.lexicon import (
     LANGUAGE_PAIR,
     LANGUAGES,
     PLATFORMS,
+    TASK_WORDS,
 )
 from dsminer.schema import normalize_name
 
@@ -47,6 +52,10 @@ _SPLIT_END = re.compile(r"(?:\s+(?:training|train|test|testing|dev|development|v
 _DATA_START = re.compile(r"^(?:the\s+)?(?:data ?set|corpus|benchmark)\s+(?=\S)", re.I)
 # A language before an abbreviation names the dataset's part in that language ("English PTB"), not another one.
 _LANGUAGE_BEFORE_ACRONYM = re.compile(rf"^(?:{'|'.join(LANGUAGES)})\s+(?=[A-Z][A-Z0-9-]+\b)")
+# After a name, the task its part serves, the campaign it was made for or its language: the same data ("X 2003 NER
+# shared task", "X 2003 English NER", "Y classification").
+_TASK_END = re.compile(rf"(?:\s+(?:shared\s+tasks?|challenge|competition|evaluation\s+campaign|{'|'.join(LANGUAGES)}|"
+                       rf"{'|'.join(sorted(TASK_WORDS, key=len, reverse=True))}))+$", re.I)
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _TOKEN = re.compile(r"\bv\d+(?:\.\d+)*\b|[a-z]+|\d+(?:\.\d+)*[a-z]*", re.I)
 _VERSION_TOKEN = re.compile(r"^(?:v?\d+(?:\.\d+)*[km]?|version|i{1,3}|iv|vi{1,3}|ix)$", re.I)
@@ -57,6 +66,11 @@ _NOT_WORD = re.compile(r"[^\w]+")
 _LETTER_THEN_DIGIT = re.compile(r"(?<=[A-Za-z])(?<!\b[vV])(?=\d)")
 _SPACED_POSSESSIVE = re.compile(r"\s+(['\u2019]s)\b")
 _PLAIN_WORDS = LANGUAGE_NAMES | GENERIC_MODIFIERS | FUNCTION_WORDS
+# A maker's short capitalised name before an abbreviation-like name, maybe with a year or number ("MS COCO", "PASCAL
+# VOC 2007").
+_OWNER_BEFORE = re.compile(r"^([A-Z]{2,6})[\s\-]+((?=(?:\S*[A-Z]){2})[A-Za-z0-9&.\-]{2,10}(?:\s+\d+)?)$")
+# An abbreviation that ends in two digits, which may be a year's ("VOC07", "WMT-14").
+_SHORT_YEAR_END = re.compile(r"^([A-Z][A-Za-z]*[A-Z])[\s\-]?(\d{2})$")
 _FUZZY_MIN_LENGTH = 8  # shorter keys one edit apart are often different names ("MSRA" and "MSRP")
 
 
@@ -85,6 +99,7 @@ def spelling(name: str) -> Spelling:
     text = _DATA_START.sub("", _SPLIT_END.sub("", _OWNER_ID.sub(r"\1", text))) or name.strip()
     text = _SHORT_YEAR.sub(lambda match: " " + ("20" if int(match[1]) < 50 else "19") + match[1], text)
     text = _LANGUAGE_BEFORE_ACRONYM.sub("", text)
+    text = _TASK_END.sub("", text) or text
     key = normalize_name(text)
     return Spelling(name, key, tuple(_NUMBER.findall(text)), tuple(token.casefold() for token in _TOKEN.findall(
         _split_letter_digit(DATA_NOUN.sub(" ", text)))), _distinctive(name, key), bool(_ACRONYM.match(name.strip())))
@@ -106,6 +121,11 @@ def _distinctive(name: str, key: str) -> bool:
     return bool(words) and not all(word in _PLAIN_WORDS for word in words)
 
 
+def _years(numbers: tuple[str, ...]) -> set[str]:
+    """A name's numbers, a two-digit one also as the years it may shorten ("07": "2007" and "1907")."""
+    return {*numbers, *(century + number for number in numbers if len(number) == 2 for century in ("19", "20"))}
+
+
 def variant_of(name: Spelling, base: Spelling) -> bool:
     """`name` is `base` plus version or subset words ("ImageNet-1k" of "ImageNet", "SQuAD 2.0" of "SQuAD")."""
     extra = name.tokens[len(base.tokens):]
@@ -118,7 +138,7 @@ def conflict(one: Spelling, other: Spelling) -> bool:
     other, or they differ in a short last word."""
     if one.key == other.key:
         return False
-    if one.numbers and other.numbers and not set(one.numbers) & set(other.numbers):
+    if one.numbers and other.numbers and not _years(one.numbers) & _years(other.numbers):
         return True
     return variant_of(one, other) or variant_of(other, one) or sibling(one, other)
 
@@ -219,6 +239,8 @@ def _resolve(mentions: Sequence[tuple[str, Sequence[str], str]], known_ids: Mapp
             groups.add(node, s, position == 0 and s.text == mentions[mention][0])
     _join_records(groups, written, nodes)
     _join_known(groups, known_ids or {})
+    _join_owners(groups)
+    _join_short_years(groups)
     _join_typing_slips(groups)
     ambiguous = _join_abbreviations(groups, written, nodes)
     return _grouped(groups, written, nodes, ambiguous)
@@ -244,12 +266,25 @@ def _short(written: Spelling, spellings: Sequence[Spelling]) -> bool:
 
 
 def _spelled_out(short: Spelling, full: Spelling) -> str | None:
-    """What `full` says beyond `short`: the key of an abbreviation's expansion, or the words a name adds to a
-    shortening of it that say which data (not "test", "training", "the"); None when it says nothing more."""
+    """What `full` says beyond `short`: the key of an abbreviation's expansion, or, where a name adds words to a
+    shortening of it that say which data (not "test", "training", "the"), the capitalised ones run together in the
+    name's order ("Yelp Review Full": "reviewfull"; "CNN and Daily Mail websites": "dailymail"); None when it says
+    nothing more."""
     if short.acronym and not full.acronym:
         return expansion(short.text, full.text)
     extra = full.words - short.words - GENERIC_MODIFIERS
-    return " ".join(sorted(extra)) if short.words < full.words and extra else None
+    if not (short.words < full.words and extra):
+        return None
+    added = full.words - short.words
+    return "".join(token.casefold() for token in _TOKEN.findall(_split_letter_digit(full.text))
+                   if token.casefold() in added and _CAPITAL_OR_DIGIT.match(token))
+
+
+def _readings(spelled: set[str]) -> bool:
+    """Whether spelled-out forms say two different things: two of them neither of which holds the other ("Million
+    Song" and "Medical Segmentation Decathlon", "Review Full" and "Review Polarity"), not one written longer or
+    shorter ("Daily Mail" and "DailyMail Corpus")."""
+    return any(one not in other and other not in one for one in spelled for other in spelled)
 
 
 def _join_records(groups: _Groups, written: list[list[Spelling]], nodes: list[list[str]]) -> None:
@@ -263,7 +298,7 @@ def _join_records(groups: _Groups, written: list[list[Spelling]], nodes: list[li
 
 
 def _join_abbreviations(groups: _Groups, written: list[list[Spelling]], nodes: list[list[str]]) -> set[str]:
-    """Rule 5: an abbreviation or shortening joins the names records give beside it, unless records spell it out
+    """Rule 7: an abbreviation or shortening joins the names records give beside it, unless records spell it out
     as different datasets ("MSD": "Million Song Dataset" and "Medical Segmentation Decathlon"; "Yelp": "Yelp
     Review Polarity" and "Yelp Review Full")."""
     partners: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
@@ -275,7 +310,7 @@ def _join_abbreviations(groups: _Groups, written: list[list[Spelling]], nodes: l
     ambiguous: set[str] = set()
     for short_node, joined in partners.items():
         spelled = {(words, groups.find(node)) for node, words in joined if words is not None}
-        if len({words for words, _ in spelled}) > 1 and len({group for _, group in spelled}) > 1:
+        if _readings({words for words, _ in spelled}) and len({group for _, group in spelled}) > 1:
             ambiguous.add(short_node)
             continue
         for node, _ in joined:
@@ -292,8 +327,35 @@ def _join_known(groups: _Groups, known_ids: Mapping[str, str]) -> None:
             groups.union(first.setdefault(known, node), node)
 
 
+def _join_owners(groups: _Groups) -> None:
+    """Rule 4: a name written after its maker's short capitalised name ("MS COCO", "PASCAL VOC 2007") joins the name
+    written without it ("COCO", "VOC 2007"), unless two makers' names are written before it ("SUN X", "NYU X")."""
+    makers: dict[str, set[str]] = defaultdict(set)
+    written: list[tuple[str, str]] = []
+    for node in groups.parent:
+        match = _OWNER_BEFORE.match(groups.spelled[node].text) if "\x00" not in node else None
+        bare = spelling(match[2]) if match else None
+        if (bare and bare.distinctive and len(bare.key) >= 3 and bare.key in groups.parent
+                and bare.key not in DATA_KINDS):
+            makers[bare.key].add(match[1].casefold())
+            written.append((bare.key, node))
+    for bare_key, node in written:
+        if len(makers[bare_key]) == 1:
+            groups.union(bare_key, node)
+
+
+def _join_short_years(groups: _Groups) -> None:
+    """Rule 5: an abbreviation ending in two digits joins the name that writes them as a year ("VOC07", "VOC 2007")."""
+    for node in list(groups.parent):
+        match = _SHORT_YEAR_END.match(groups.spelled[node].text) if "\x00" not in node else None
+        for century in ("19", "20") if match else ():
+            year = normalize_name(f"{match[1]} {century}{match[2]}")
+            if year in groups.parent:
+                groups.union(year, node)
+
+
 def _join_typing_slips(groups: _Groups) -> None:
-    """Rule 4: long shared keys one edit apart (two for keys of 16 characters or more) that begin and end alike
+    """Rule 6: long shared keys one edit apart (two for keys of 16 characters or more) that begin and end alike
     (an edit at either end makes another name: "ImageNet-A", "ImageNet-R")."""
     by_start: dict[str, list[str]] = defaultdict(list)
     for node in groups.parent:

@@ -69,6 +69,11 @@ TASKS = frozenset(
     "objectdetection recognition retrieval generation textclassification imageclassification "
     "naturallanguageinference nli".split()
 )
+# Tasks written as words after a dataset's name ("X NER", "Y classification"): the data of that task.
+TASK_WORDS = frozenset(
+    "classification translation parsing summarization tagging detection recognition retrieval generation "
+    "segmentation ner pos".split()
+)
 # Acronyms of hardware, fields and venues, and words that open captions: capitalised like dataset names, never datasets.
 NOT_DATASETS = frozenset(
     "GPU GPUs CPU CPUs TPU TPUs NLP AI ML CV RL SOTA API APIs URL PDF RAM IEEE ACM ACL EMNLP NAACL EACL COLING "
