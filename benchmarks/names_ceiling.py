@@ -1,0 +1,109 @@
+"""What the names step names when its context is steered to the gold datasets: the model's share of the recall.
+
+For each paper of a gold corpus the names context is built as a run builds it, once as it is and once with the
+paper's used and created gold names (and aliases) as extra keywords, so the sentences that write them rank first.
+The model (the run's backend and compiled program) answers the names step on each; the answers are scored against
+the gold before the selection (what the model names) and after it (the records, cap as in a run). If the model
+names little more of the gold when the context shows more of it, the model, not what it reads, holds recall back.
+Run from the repository root after `make install install-model`, one model job at a time:
+
+    .venv/bin/python benchmarks/names_ceiling.py ../shared/eval/fields-dev/gold.jsonl --out names-ceiling.jsonl
+
+It prints, per context, the gold shown, named and kept, and logs them to MLflow (experiment dsminer-benchmarks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+import dspy
+
+from dsminer.backend.adapter import build_adapter
+from dsminer.backend.lm import open_backend
+from dsminer.cli.eval_module import read_corpus
+from dsminer.config import load_settings
+from dsminer.evaluation.gold import GoldPaper, judge_keys, name_keys
+from dsminer.evidence.context import paper_context
+from dsminer.mentions.selection import select_datasets
+from dsminer.programs.module_eval import written_name
+from dsminer.programs.registry import build_program
+from dsminer.programs.steps import candidate_names_of, proposals_of
+
+
+def found_gold(names: list[tuple[str, tuple[str, ...]]], gold: GoldPaper) -> tuple[set[str], int]:
+    """The gold datasets the names match, and how many of the names match one."""
+    found: set[str] = set()
+    correct = 0
+    for name, aliases in names:
+        mark, hits = judge_keys(name_keys(name, aliases), gold)
+        correct += mark == "correct"
+        found.update(hit.name for hit in hits)
+    return found, correct
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("gold", help="a gold JSONL file with its PDFs in pdfs/ beside it (FILE or FILE:FIRST-LAST)")
+    parser.add_argument("--out", type=Path, help="JSONL of each paper's answers")
+    parser.add_argument("--config", type=Path, help="settings file (backend, program, cap)")
+    parser.add_argument("--candidates", choices=("finder", "none"), default="finder",
+                        help="offer the candidate finder's names, as a run does, or none (the context alone)")
+    parser.add_argument("--contexts", default="as run,steered", help="which contexts, comma-separated")
+    parser.add_argument("--tracking-uri", default="sqlite:///mlruns/mlflow.db")
+    args = parser.parse_args()
+    settings = load_settings(args.config)
+    label, papers = read_corpus(args.gold)
+    program = build_program(settings)
+    counts: dict[str, Counter[str]] = {kind: Counter() for kind in args.contexts.split(",")}
+    rows = []
+    written_total = gold_total = 0
+    with open_backend(settings.backend) as backend, dspy.context(lm=backend.lm, adapter=build_adapter(settings)):
+        for parsed, gold in papers:
+            wanted = [d for d in gold.datasets if d.role in ("used", "created")]
+            written = [d for d in wanted if written_name(d, parsed.text)]
+            steer = [name for d in wanted for name in (d.name, *d.aliases)]
+            for context_kind, keywords in (("as run", []), ("steered", steer)):
+                if context_kind not in counts:
+                    continue
+                context = paper_context(parsed, settings.context_sentences, keywords).text
+                folded = context.casefold()
+                shown = [d for d in written if any(n.casefold() in folded for n in (d.name, *d.aliases))]
+                offered = list(candidate_names_of(parsed)) if args.candidates == "finder" else []
+                answer = program.names(context=context, candidates=offered)
+                proposals = proposals_of(answer)
+                chosen = select_datasets(proposals, parsed.text, settings.max_records_per_paper,
+                                         parsed.body_sentences()).chosen
+                named, _ = found_gold([(p.name, ()) for p in proposals], gold)
+                kept, correct = found_gold([(d.name, d.aliases) for d in chosen], gold)
+                counts[context_kind].update(shown=len(shown), named=gold.used_recalled(named)[1], records=len(chosen),
+                                            kept=gold.used_recalled(kept)[1], correct=correct)
+                rows.append({"file": gold.file, "context": context_kind, "shown": len(shown),
+                             "names": [p.name for p in proposals], "kept": [d.name for d in chosen]})
+                print(gold.file, context_kind, [p.name for p in proposals], flush=True)
+            gold_total, written_total = gold_total + len(wanted), written_total + len(written)
+    metrics = {"gold": gold_total, "written": written_total}
+    for context_kind, count in counts.items():
+        key = context_kind.replace(" ", "_")
+        metrics |= {f"{key}.shown": count["shown"], f"{key}.named_recall": round(count["named"] / gold_total, 4),
+                    f"{key}.recall": round(count["kept"] / gold_total, 4),
+                    f"{key}.precision": round(count["correct"] / max(1, count["records"]), 4)}
+        print(f"{label} {context_kind}: {count['shown']} of {written_total} written used and created gold shown; "
+              f"named {metrics[f'{key}.named_recall']}, recall {metrics[f'{key}.recall']}, precision "
+              f"{metrics[f'{key}.precision']} ({count['records']} records) of {gold_total} gold")
+    if args.out:
+        args.out.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    import mlflow
+
+    mlflow.set_tracking_uri(args.tracking_uri)
+    mlflow.set_experiment("dsminer-benchmarks")
+    with mlflow.start_run(run_name=f"names-ceiling-{label}"):
+        mlflow.log_params({"gold": args.gold, "model": settings.backend.model, "cap": settings.max_records_per_paper,
+                           "candidates": args.candidates, "contexts": args.contexts})
+        mlflow.log_metrics({k.replace(" ", "_"): float(v) for k, v in metrics.items()})
+
+
+if __name__ == "__main__":
+    main()
