@@ -20,6 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 import dspy
+from dspy.utils.exceptions import AdapterParseError
 
 from dsminer.backend.adapter import build_adapter
 from dsminer.backend.lm import open_backend
@@ -68,31 +69,38 @@ def main() -> None:
             for context_kind, keywords in (("as run", []), ("steered", steer)):
                 if context_kind not in counts:
                     continue
+                count = counts[context_kind]
                 context = paper_context(parsed, settings.context_sentences, keywords).text
                 folded = context.casefold()
                 shown = [d for d in written if any(n.casefold() in folded for n in (d.name, *d.aliases))]
                 offered = list(candidate_names_of(parsed)) if args.candidates == "finder" else []
-                answer = program.names(context=context, candidates=offered)
-                proposals = proposals_of(answer)
+                try:
+                    proposals = proposals_of(program.names(context=context, candidates=offered))
+                except AdapterParseError:  # a malformed answer: no names, as a run's failed step gives
+                    proposals = []
+                    count["malformed"] += 1
                 chosen = select_datasets(proposals, parsed.text, settings.max_records_per_paper,
                                          parsed.body_sentences()).chosen
                 named, _ = found_gold([(p.name, ()) for p in proposals], gold)
                 kept, correct = found_gold([(d.name, d.aliases) for d in chosen], gold)
-                counts[context_kind].update(shown=len(shown), named=gold.used_recalled(named)[1], records=len(chosen),
-                                            kept=gold.used_recalled(kept)[1], correct=correct)
+                count.update(shown=len(shown), named=gold.used_recalled(named)[1], records=len(chosen),
+                             kept=gold.used_recalled(kept)[1], correct=correct)
                 rows.append({"file": gold.file, "context": context_kind, "shown": len(shown),
-                             "names": [p.name for p in proposals], "kept": [d.name for d in chosen]})
+                             "names": [p.name for p in proposals], "kept": [d.name for d in chosen],
+                             "raw": [{"name": p.name, "kind": p.kind, "role": p.role} for p in proposals]})
                 print(gold.file, context_kind, [p.name for p in proposals], flush=True)
             gold_total, written_total = gold_total + len(wanted), written_total + len(written)
     metrics = {"gold": gold_total, "written": written_total}
     for context_kind, count in counts.items():
         key = context_kind.replace(" ", "_")
-        metrics |= {f"{key}.shown": count["shown"], f"{key}.named_recall": round(count["named"] / gold_total, 4),
+        metrics |= {f"{key}.shown": count["shown"], f"{key}.malformed": count["malformed"],
+                    f"{key}.named_recall": round(count["named"] / gold_total, 4),
                     f"{key}.recall": round(count["kept"] / gold_total, 4),
                     f"{key}.precision": round(count["correct"] / max(1, count["records"]), 4)}
         print(f"{label} {context_kind}: {count['shown']} of {written_total} written used and created gold shown; "
               f"named {metrics[f'{key}.named_recall']}, recall {metrics[f'{key}.recall']}, precision "
-              f"{metrics[f'{key}.precision']} ({count['records']} records) of {gold_total} gold")
+              f"{metrics[f'{key}.precision']} ({count['records']} records) of {gold_total} gold; "
+              f"{count['malformed']} malformed answers")
     if args.out:
         args.out.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     import mlflow
