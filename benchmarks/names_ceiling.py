@@ -59,11 +59,11 @@ def main() -> None:
     label, papers = read_corpus(args.gold)
     program = build_program(settings)
     counts: dict[str, Counter[str]] = {kind: Counter() for kind in args.contexts.split(",")}
-    rows = []
+    out = args.out.open("w", encoding="utf-8") if args.out else None
     written_total = gold_total = 0
     with open_backend(settings.backend) as backend, dspy.context(lm=backend.lm, adapter=build_adapter(settings)):
         for parsed, gold in papers:
-            wanted = [d for d in gold.datasets if d.role in ("used", "created")]
+            wanted = [d for d in gold.datasets if d.is_used]
             written = [d for d in wanted if written_name(d, parsed.text)]
             steer = [name for d in wanted for name in (d.name, *d.aliases)]
             for context_kind, keywords in (("as run", []), ("steered", steer)):
@@ -85,24 +85,27 @@ def main() -> None:
                 kept, correct = found_gold([(d.name, d.aliases) for d in chosen], gold)
                 count.update(shown=len(shown), named=gold.used_recalled(named)[1], records=len(chosen),
                              kept=gold.used_recalled(kept)[1], correct=correct)
-                rows.append({"file": gold.file, "context": context_kind, "shown": len(shown),
-                             "names": [p.name for p in proposals], "kept": [d.name for d in chosen],
-                             "raw": [{"name": p.name, "kind": p.kind, "role": p.role} for p in proposals]})
+                if out is not None:  # written as it goes: a run stopped midway keeps its answers
+                    out.write(json.dumps({"file": gold.file, "context": context_kind, "shown": len(shown),
+                                          "names": [p.name for p in proposals], "kept": [d.name for d in chosen],
+                                          "raw": [{"name": p.name, "kind": p.kind, "role": p.role}
+                                                  for p in proposals]}) + "\n")
+                    out.flush()
                 print(gold.file, context_kind, [p.name for p in proposals], flush=True)
             gold_total, written_total = gold_total + len(wanted), written_total + len(written)
     metrics = {"gold": gold_total, "written": written_total}
     for context_kind, count in counts.items():
         key = context_kind.replace(" ", "_")
         metrics |= {f"{key}.shown": count["shown"], f"{key}.malformed": count["malformed"],
-                    f"{key}.named_recall": round(count["named"] / gold_total, 4),
-                    f"{key}.recall": round(count["kept"] / gold_total, 4),
+                    f"{key}.named_recall": round(count["named"] / max(1, gold_total), 4),
+                    f"{key}.recall": round(count["kept"] / max(1, gold_total), 4),
                     f"{key}.precision": round(count["correct"] / max(1, count["records"]), 4)}
         print(f"{label} {context_kind}: {count['shown']} of {written_total} written used and created gold shown; "
               f"named {metrics[f'{key}.named_recall']}, recall {metrics[f'{key}.recall']}, precision "
               f"{metrics[f'{key}.precision']} ({count['records']} records) of {gold_total} gold; "
               f"{count['malformed']} malformed answers")
-    if args.out:
-        args.out.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    if out is not None:
+        out.close()
     import mlflow
 
     mlflow.set_tracking_uri(args.tracking_uri)
