@@ -51,10 +51,11 @@ _SPLIT_END = re.compile(r"(?:\s+(?:training|train|test|testing|dev|development|v
                         r"\s+(?:data ?set|set|split|data|portion)s?$", re.I)
 _DATA_START = re.compile(r"^(?:the\s+)?(?:data ?set|corpus|benchmark)\s+(?=\S)", re.I)
 # A language before an abbreviation names the dataset's part in that language ("English PTB"), not another one.
-_LANGUAGE_BEFORE_ACRONYM = re.compile(rf"^(?:{'|'.join(LANGUAGES)})\s+(?=[A-Z][A-Z0-9-]+\b)")
+_LANGUAGE = "|".join(LANGUAGES)
+_LANGUAGE_BEFORE_ACRONYM = re.compile(rf"^(?:{_LANGUAGE})\s+(?=[A-Z][A-Z0-9-]+\b)")
 # After a name, the task its part serves, the campaign it was made for or its language: the same data ("X 2003 NER
 # shared task", "X 2003 English NER", "Y classification").
-_TASK_END = re.compile(rf"(?:\s+(?:shared\s+tasks?|challenge|competition|evaluation\s+campaign|{'|'.join(LANGUAGES)}|"
+_TASK_END = re.compile(rf"(?:\s+(?:shared\s+tasks?|challenge|competition|evaluation\s+campaign|{_LANGUAGE}|"
                        rf"{'|'.join(sorted(TASK_WORDS, key=len, reverse=True))}))+$", re.I)
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _TOKEN = re.compile(r"\bv\d+(?:\.\d+)*\b|[a-z]+|\d+(?:\.\d+)*[a-z]*", re.I)
@@ -346,10 +347,10 @@ def _join_owners(groups: _Groups) -> None:
 
 def _join_short_years(groups: _Groups) -> None:
     """Rule 5: an abbreviation ending in two digits joins the name that writes them as a year ("VOC07", "VOC 2007")."""
-    for node in list(groups.parent):
+    for node in groups.parent:
         match = _SHORT_YEAR_END.match(groups.spelled[node].text) if "\x00" not in node else None
         for century in ("19", "20") if match else ():
-            year = normalize_name(f"{match[1]} {century}{match[2]}")
+            year = spelling(f"{match[1]} {century}{match[2]}").key
             if year in groups.parent:
                 groups.union(year, node)
 

@@ -160,6 +160,7 @@ def pair_scores(mentions: Sequence[LabelledMention], with_aliases: bool = True,
     wrongly separated pair is appended to `wrong` when given."""
     groups = resolve([(m.name, m.aliases if with_aliases else (), m.paper) for m in mentions]).groups
     group_of = {index: number for number, group in enumerate(groups) for index in group}
+    spelled = [spelling(mention.name) for mention in mentions]
     counts: Counter[str] = Counter()
     for one, other in itertools.combinations(range(len(mentions)), 2):
         first, second = mentions[one], mentions[other]
@@ -172,8 +173,7 @@ def pair_scores(mentions: Sequence[LabelledMention], with_aliases: bool = True,
         joined = group_of[one] == group_of[other]
         outcome = "tp" if same and joined else "fp" if joined else "fn" if same else "tn"
         counts[outcome] += 1
-        names = spelling(first.name), spelling(second.name)
-        if variant_of(*names) or variant_of(*reversed(names)):
+        if variant_of(spelled[one], spelled[other]) or variant_of(spelled[other], spelled[one]):
             counts[f"variant_{outcome}"] += 1
         if wrong is not None and outcome in ("fp", "fn"):
             wrong.append({"error": "wrongly joined" if joined else "wrongly apart", "first": first.name,
