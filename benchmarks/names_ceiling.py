@@ -3,7 +3,8 @@
 For each paper of a gold corpus the names context is built as a run builds it, once as it is and once with the
 paper's used and created gold names (and aliases) as extra keywords, so the sentences that write them rank first.
 The model (the run's backend and compiled program) answers the names step on each; the answers are scored against
-the gold before the selection (what the model names) and after it (the records, cap as in a run). If the model
+the gold before the selection (what the model names) and after it (the records, cap as in a run, scored as
+`eval-module selection --run` scores a run's recorded answers). If the model
 names little more of the gold when the context shows more of it, the model, not what it reads, holds recall back.
 Run from the repository root after `make install install-model`, one model job at a time:
 
@@ -28,21 +29,15 @@ from dsminer.cli.eval_module import read_corpus
 from dsminer.config import load_settings
 from dsminer.evaluation.gold import GoldPaper, judge_keys, name_keys
 from dsminer.evidence.context import paper_context
-from dsminer.mentions.selection import select_datasets
-from dsminer.programs.module_eval import written_name
+from dsminer.mentions.selection import Proposal
+from dsminer.programs.module_eval import score_answers, written_name
 from dsminer.programs.registry import build_program
 from dsminer.programs.steps import candidate_names_of, proposals_of
 
 
-def found_gold(names: list[tuple[str, tuple[str, ...]]], gold: GoldPaper) -> tuple[set[str], int]:
-    """The gold datasets the names match, and how many of the names match one."""
-    found: set[str] = set()
-    correct = 0
-    for name, aliases in names:
-        mark, hits = judge_keys(name_keys(name, aliases), gold)
-        correct += mark == "correct"
-        found.update(hit.name for hit in hits)
-    return found, correct
+def named_gold(proposals: list[Proposal], gold: GoldPaper) -> set[str]:
+    """The gold datasets the names step's answer names, before the selection."""
+    return {hit.name for proposal in proposals for hit in judge_keys(name_keys(proposal.name), gold)[1]}
 
 
 def main() -> None:
@@ -59,6 +54,7 @@ def main() -> None:
     label, papers = read_corpus(args.gold)
     program = build_program(settings)
     counts: dict[str, Counter[str]] = {kind: Counter() for kind in args.contexts.split(",")}
+    answers: dict[str, dict[str, list[Proposal]]] = {kind: {} for kind in counts}
     out = args.out.open("w", encoding="utf-8") if args.out else None
     written_total = gold_total = 0
     with open_backend(settings.backend) as backend, dspy.context(lm=backend.lm, adapter=build_adapter(settings)):
@@ -79,15 +75,10 @@ def main() -> None:
                 except AdapterParseError:  # a malformed answer: no names, as a run's failed step gives
                     proposals = []
                     count["malformed"] += 1
-                chosen = select_datasets(proposals, parsed.text, settings.max_records_per_paper,
-                                         parsed.body_sentences()).chosen
-                named, _ = found_gold([(p.name, ()) for p in proposals], gold)
-                kept, correct = found_gold([(d.name, d.aliases) for d in chosen], gold)
-                count.update(shown=len(shown), named=gold.used_recalled(named)[1], records=len(chosen),
-                             kept=gold.used_recalled(kept)[1], correct=correct)
+                answers[context_kind][gold.file] = proposals
+                count.update(shown=len(shown), named=gold.used_recalled(named_gold(proposals, gold))[1])
                 if out is not None:  # written as it goes: a run stopped midway keeps its answers
                     out.write(json.dumps({"file": gold.file, "context": context_kind, "shown": len(shown),
-                                          "names": [p.name for p in proposals], "kept": [d.name for d in chosen],
                                           "raw": [{"name": p.name, "kind": p.kind, "role": p.role}
                                                   for p in proposals]}) + "\n")
                     out.flush()
@@ -96,14 +87,15 @@ def main() -> None:
     metrics = {"gold": gold_total, "written": written_total}
     for context_kind, count in counts.items():
         key = context_kind.replace(" ", "_")
+        selected = score_answers(papers, answers[context_kind], settings.max_records_per_paper)
         metrics |= {f"{key}.shown": count["shown"], f"{key}.malformed": count["malformed"],
                     f"{key}.named_recall": round(count["named"] / max(1, gold_total), 4),
-                    f"{key}.recall": round(count["kept"] / max(1, gold_total), 4),
-                    f"{key}.precision": round(count["correct"] / max(1, count["records"]), 4)}
+                    **{f"{key}.{measure}": selected[measure]
+                       for measure in ("records", "recall_used", "precision", "role_accuracy")}}
         print(f"{label} {context_kind}: {count['shown']} of {written_total} written used and created gold shown; "
-              f"named {metrics[f'{key}.named_recall']}, recall {metrics[f'{key}.recall']}, precision "
-              f"{metrics[f'{key}.precision']} ({count['records']} records) of {gold_total} gold; "
-              f"{count['malformed']} malformed answers")
+              f"named {metrics[f'{key}.named_recall']}, after the selection recall {selected['recall_used']}, "
+              f"precision {selected['precision']}, role accuracy {selected['role_accuracy']} ({selected['records']} "
+              f"records) of {gold_total} gold; {count['malformed']} malformed answers")
     if out is not None:
         out.close()
     import mlflow
