@@ -11,6 +11,7 @@ import mlflow
 
 from dsminer.cli.optimize import is_sentence_gold
 from dsminer.evaluation.scirex import read_document
+from dsminer.evidence.candidate_ranker import CandidateRanker
 from dsminer.programs.module_eval import score_candidates
 from tests.fake_openai import FakeOpenAI, chat_fields, chat_reply, scripted
 from tests.helpers import assert_one_line_error, invoke
@@ -183,7 +184,12 @@ def test_score_program_scores_a_program_file_against_the_uncompiled_step(tmp_pat
 def test_eval_module_candidates_scores_the_candidate_finder_on_scirex_documents(tmp_path):
     train, _, exclude = scirex_files(tmp_path)
     uri = f"sqlite:///{tmp_path}/mlflow.db"
-    result = invoke("eval-module", "candidates", "--gold", str(train), "--exclude", str(exclude), "--tracking-uri", uri)
+    quiet = tmp_path / "cues-only.json"  # a candidate ranker that finds no phrase likelier a dataset than not
+    CandidateRanker({}, -1.0).save(quiet)
+    config = tmp_path / "settings.toml"
+    config.write_text(f'candidate_ranker = "{quiet}"\n', encoding="utf-8")
+    result = invoke("eval-module", "candidates", "--gold", str(train), "--exclude", str(exclude), "--tracking-uri", uri,
+                    "--config", str(config))
     assert result.exit_code == 0, result.output
     scores = dict(pair.split("=") for pair in result.output.split())
     assert scores["documents"] == "2" and scores["gold_in_text"] == "2"  # the excluded document is not read

@@ -84,6 +84,7 @@ class Settings(BaseSettings):
     max_records_per_paper: int = Field(5, ge=1, le=100)
     context_sentences: int = Field(40, ge=5, le=400)
     sentence_ranker: Path | None = None  # a sentence ranker file (`dsminer fit-ranker`); unset: the bundled one
+    candidate_ranker: Path | None = None  # a candidate ranker file (`dsminer fit-candidates`); unset: the bundled one
     adapter: Literal["json", "chat"] = "json"
     workers: int = Field(1, ge=1, le=64)  # papers processed at once (the local model gets as many slots)
     # processes parsing PDFs ahead of the model steps (None: one per worker, at most one per core; 0: none)

@@ -11,6 +11,7 @@ from dsminer.errors import ConfigError
 from dsminer.evaluation.gold import GoldDataset, GoldPaper
 from dsminer.evidence.context import paper_context
 from dsminer.evidence.ranking import SentenceRanker, activate, sentence_features, use_ranker
+from dsminer.evidence.candidate_ranker import CandidateRanker, use_candidate_ranker
 
 # The plain sentences of the generalisation issue: each names data used, in a field where no data noun is written.
 PLAIN_DATA = [
@@ -58,16 +59,17 @@ def test_the_bundled_ranker_puts_data_sentences_of_any_field_above_the_rest():
     assert ranker.about["held_out"]  # it says what it put in the context of each corpus it was not fitted on
 
 
-def test_a_ranker_file_round_trips_and_a_bad_one_is_a_config_error(tmp_path):
-    ranker = SentenceRanker({"w=cohort": 1.5, "strong": 0.5}, -2.0, {"strength": 0.1})
+@pytest.mark.parametrize("kind, use", [(SentenceRanker, use_ranker), (CandidateRanker, use_candidate_ranker)])
+def test_a_ranker_file_round_trips_and_a_bad_one_is_a_config_error(tmp_path, kind, use):
+    ranker = kind({"w=cohort": 1.5, "strong": 0.5}, -2.0, {"strength": 0.1})
     path = tmp_path / "ranker.json"
     ranker.save(path)
-    assert SentenceRanker.load(path) == ranker
+    assert kind.load(path) == ranker
     path.write_text(json.dumps({"weights": {"w=cohort": "high"}}), encoding="utf-8")
-    with pytest.raises(ConfigError, match="not a sentence ranker"):
-        SentenceRanker.load(path)
+    with pytest.raises(ConfigError, match=f"not a {kind.kind}"):
+        kind.load(path)
     with pytest.raises(ConfigError):
-        use_ranker(tmp_path / "missing.json")
+        use(tmp_path / "missing.json")
 
 
 def test_the_active_ranker_chooses_what_the_names_context_reads(make_pdf):

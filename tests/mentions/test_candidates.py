@@ -238,3 +238,8 @@ def test_a_name_spelled_out_before_its_acronym_offers_both(make_pdf):
     text = "Datasets\n\nThe Whale Song Inference (WSI) corpus holds 5,000 pairs.\n\nWe train on WSI."
     names = [c.name for c in find_candidates(parse_pdf(make_pdf("acro.pdf", [text])))]
     assert {"Whale Song Inference", "WSI"} <= set(names)
+
+
+def test_a_source_verb_is_read_case_blind_and_a_name_is_not():
+    assert data_support(["Beta"], ["Counts were Obtained from the ReefBase and Beta registries."]) == 1
+    assert data_support(["Beta"], ["Values obtained from plain words and Beta follow."]) == 0

@@ -6,6 +6,7 @@ import dsminer.programs.compiling as optimize
 from dsminer.errors import ConfigError
 from dsminer.evaluation.scirex import read_document
 from dsminer.evaluation.sentence_gold import SentenceExample
+from dsminer.evidence.candidate_ranker import CandidateRanker, activate_candidate_ranker
 from dsminer.programs.compiled import apply_program, load_program, save_program
 from dsminer.programs.compiling import (
     compile_step,
@@ -30,6 +31,15 @@ def plain_doc(doc_id: str) -> dict:
           [("SegNet", "Method"), ("KelpScenes corpus", "Material")]),
          ("KelpScenes holds 500 images .", [("KelpScenes", "Material")])],
     ], {"KelpScenes": ["KelpScenes corpus", "KelpScenes"]})
+
+
+@pytest.fixture(autouse=True)
+def cue_candidates_only():
+    """The names offered are the cue patterns' alone (a candidate ranker that finds no other phrase likelier a
+    dataset than not), so that what each example teaches does not move with the bundled ranker."""
+    previous = activate_candidate_ranker(CandidateRanker({}, -1.0))
+    yield
+    activate_candidate_ranker(previous)
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -18,6 +19,7 @@ from dsminer.errors import ConfigError
 if TYPE_CHECKING:
     from dsminer.document.pdf import ParsedPaper
     from dsminer.evaluation.gold import GoldPaper
+    from dsminer.evidence.ranking import LinearScorer
 
 MODULES = ("names", "candidates", "selection", "resolution")
 GOLD_HELP = ("names: sentence-level gold, e.g. ../shared/eval/heddes2021/ner_dataset_recognition_sentences.json.gz; "
@@ -34,6 +36,7 @@ def register(app: typer.Typer) -> None:
     app.command("eval-module")(eval_module)
     app.command("fit-selection")(fit_selection)
     app.command("fit-ranker")(fit_ranker)
+    app.command("fit-candidates")(fit_candidates)
 
 
 def eval_module(
@@ -67,6 +70,9 @@ def eval_module(
         if module not in ("selection", "resolution") and len(gold) != 1:
             raise ConfigError(f"eval-module {module} reads one --gold")
         settings = load_settings(config, tracking_uri=tracking_uri, backend=backend_flags(None, api_base, model))
+        from dsminer.programs.registry import use_rankers
+
+        use_rankers(settings)
         if module == "names":
             scores = run_module_eval(settings, Path(gold[0]), n, seed)
         elif module == "candidates":
@@ -240,10 +246,12 @@ def fit_selection(
                f"F1 {fitted['f1_cv']} (keeping all: precision {fitted['precision_all']})")
 
 
+FIT_GOLD_HELP = ("Papers whose datasets are known: a gold JSONL file with its PDFs in pdfs/ beside it, optionally "
+                 "FILE:FIRST-LAST; repeat for several corpora (each is held out in turn).")
+
+
 def fit_ranker(
-    gold: Annotated[list[str], typer.Option("--gold", help="Papers whose datasets are known: a gold JSONL file with "
-                                                           "its PDFs in pdfs/ beside it, optionally FILE:FIRST-LAST; "
-                                                           "repeat for several corpora (each is held out in turn).")],
+    gold: Annotated[list[str], typer.Option("--gold", help=FIT_GOLD_HELP)],
     out: Annotated[Path, typer.Option("--out", help="Sentence ranker file to write; a run reads it with "
                                                     "sentence_ranker = FILE in its settings.")],
     tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
@@ -252,9 +260,39 @@ def fit_ranker(
     cues, section, place and lower-case words; never names) on papers with gold datasets. Each corpus is held out
     in turn to choose the regularisation and to report the share of its used and created gold datasets that the
     names context holds, beside the share under the ranker in use. Logged as an MLflow run."""
-    with user_errors():
-        from dsminer.programs.ranker_fit import fit_ranker as fit
+    from dsminer.programs.ranker_fit import fit_ranker as fit
 
+    ranker = _fit_and_log("ranker", fit, gold, out, tracking_uri)
+    shares = ", ".join(f"{label} {scores['context_share']} (before {scores['context_share_before']})"
+                       for label, scores in ranker.about["held_out"].items())
+    typer.echo(f"wrote {out}: {ranker.about['sentences']} sentences, {len(ranker.weights)} weights, strength "
+               f"{ranker.about['strength']}; held out, the names context holds: {shares}")
+
+
+def fit_candidates(
+    gold: Annotated[list[str], typer.Option("--gold", help=FIT_GOLD_HELP)],
+    out: Annotated[Path, typer.Option("--out", help="Candidate ranker file to write; a run reads it with "
+                                                    "candidate_ranker = FILE in its settings.")],
+    tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
+) -> None:
+    """Fit the candidate ranker that chooses which names the names step is offered (a logistic model over how a
+    name-shaped phrase is written, how the paper writes about it and the lower-case words around it; never names)
+    on papers with gold datasets. Each corpus is held out in turn to choose the regularisation and to report the
+    share of its used and created gold datasets offered, beside the share under the finder as it runs. Logged as an
+    MLflow run."""
+    from dsminer.programs.candidate_fit import fit_candidate_ranker
+
+    ranker = _fit_and_log("candidate-ranker", fit_candidate_ranker, gold, out, tracking_uri)
+    shares = ", ".join(f"{label} {scores['candidate_share']} (before {scores['candidate_share_before']})"
+                       for label, scores in ranker.about["held_out"].items())
+    typer.echo(f"wrote {out}: {ranker.about['phrases']} phrases, {len(ranker.weights)} weights, strength "
+               f"{ranker.about['strength']}; held out, the finder offers: {shares}")
+
+
+def _fit_and_log(module: str, fit: Callable[[dict], LinearScorer], gold: list[str], out: Path,
+                 tracking_uri: str | None) -> LinearScorer:
+    """Fit a ranker on the gold corpora, write it to `out` and log its held-out figures as an MLflow run."""
+    with user_errors():
         settings = load_settings(None, tracking_uri=tracking_uri)
         corpora = dict(read_corpus(spec) for spec in gold)
         try:
@@ -263,12 +301,8 @@ def fit_ranker(
             raise ConfigError(str(exc)) from None
         out.parent.mkdir(parents=True, exist_ok=True)
         ranker.save(out)
-        held_out = ranker.about["held_out"]
-        metrics = {f"{label}.{key}": value for label, scores in held_out.items() for key, value in scores.items()
-                   if value is not None}
-        _log_scores(settings, "ranker", len(gold), {"gold": " ".join(gold), "strength": ranker.about["strength"]},
+        metrics = {f"{label}.{key}": value for label, scores in ranker.about["held_out"].items()
+                   for key, value in scores.items() if value is not None}
+        _log_scores(settings, module, len(gold), {"gold": " ".join(gold), "strength": ranker.about["strength"]},
                     {"metrics": metrics, "about": dict(ranker.about)}, None)
-    shares = ", ".join(f"{label} {scores['context_share']} (before {scores['context_share_before']})"
-                       for label, scores in held_out.items())
-    typer.echo(f"wrote {out}: {ranker.about['sentences']} sentences, {len(ranker.weights)} weights, strength "
-               f"{ranker.about['strength']}; held out, the names context holds: {shares}")
+    return ranker

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple, Self
 
 from dsminer.document.pdf import ParsedPaper, Sentence
 from dsminer.document.sections import is_data_section, section_titles
@@ -66,14 +66,14 @@ def paper_sentences(paper: ParsedPaper) -> list[PaperSentence]:
 
 
 @dataclass(frozen=True)
-class SentenceRanker:
-    """Log-odds that a sentence writes a dataset's name: an intercept plus a weight per feature. `about` says what
-    it was fitted on and how much of each corpus's datasets it put in the names context when that corpus was
-    held out."""
+class LinearScorer:
+    """Log-odds from features: an intercept plus a weight per feature, with `about` saying what it was fitted on.
+    Saved as JSON; `kind` names it in errors."""
 
     weights: Mapping[str, float]
     intercept: float
     about: Mapping[str, Any] = field(default_factory=dict)
+    kind: ClassVar[str] = "linear scorer"
 
     def score(self, features: Mapping[str, float]) -> float:
         return self.intercept + sum(self.weights.get(name, 0.0) * value for name, value in features.items())
@@ -84,13 +84,20 @@ class SentenceRanker:
         path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
     @classmethod
-    def load(cls, path: Path) -> SentenceRanker:
+    def load(cls, path: Path) -> Self:
         try:
             payload = json.loads(path.read_text(encoding="utf-8"))
             return cls({str(k): float(v) for k, v in payload["weights"].items()}, float(payload["intercept"]),
                        payload.get("about", {}))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-            raise ConfigError(f"{path}: not a sentence ranker file ({error})") from error
+            raise ConfigError(f"{path}: not a {cls.kind} file ({error})") from error
+
+
+class SentenceRanker(LinearScorer):
+    """Log-odds that a sentence writes a dataset's name. `about` says what it was fitted on and how much of each
+    corpus's datasets it put in the names context when that corpus was held out."""
+
+    kind = "sentence ranker"
 
 
 _active: dict[str, SentenceRanker] = {}

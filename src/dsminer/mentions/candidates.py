@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate
 
@@ -87,7 +87,10 @@ _SCORED = r"(?<![\w.])(?:\d+\.\d+\s*(?:%|dB)?|\d+\s*(?:%|dB))\s+on\s+(?:the\s+)?
 # The end of a clause that lists names after words of experiments or a score, up to a name.
 _USED_BEFORE = re.compile(rf"(?:{_USED}|{_SCORED})(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$")
 # Data taken from named sources: "drawn from the X and Y", "data from X" (the names' list up to a name).
-_SOURCED_BEFORE = re.compile(rf"\b(?:{SOURCE_VERBS}|data)\s+from\s+(?:the\s+)?(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$", re.I)
+# The verbs are read case-blind, the names not: a case-blind name pattern reads every word as a name, and the
+# search backtracks through the whole clause.
+_SOURCED_BEFORE = re.compile(
+    rf"\b(?i:{SOURCE_VERBS}|data)\s+from\s+(?:the\s+)?(?:{_NOUN_LIST_NAME}{_LIST_SEPARATOR})*$")
 # Names data is taken from: "data from X and Y", "obtained from the X".
 _SOURCED_FROM = re.compile(rf"\b(?:{SOURCE_VERBS}|data)\s+from\s+(?:the\s+)?"
                            rf"({_NOUN_LIST_NAME}(?:{_LIST_SEPARATOR}{_NOUN_LIST_NAME})*)")
@@ -158,9 +161,12 @@ class Candidate:
     name: str
     mentions: int
     sources: tuple[str, ...]
+    log_odds: float | None = None  # the candidate ranker's score, when it offered the name
 
     @property
     def score(self) -> float:
+        if self.log_odds is not None:
+            return self.log_odds
         return min(self.mentions, 10) + sum(_SOURCE_WEIGHT.get(source, 0.0) for source in self.sources)
 
 
@@ -312,7 +318,7 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
     return sum(1 for index in holding if supports(sentences[index]))
 
 
-def _written_lower(name: str, text: str) -> bool:
+def written_lower(name: str, text: str) -> bool:
     """Whether a one-word name with one capital is an English word the text also writes in lower case ("Synthetic"
     of "Synthetic dataset" when the paper writes "synthetic data")."""
     if not is_word_name(name) or is_name_shaped(name):
@@ -320,16 +326,10 @@ def _written_lower(name: str, text: str) -> bool:
     return re.search(rf"\b{re.escape(name.lower())}\b", text) is not None
 
 
-def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES) -> list[Candidate]:
-    """The paper's likeliest dataset names, best first: found near data cues, in tables, or in the catalogue,
-    and written as data by at least one prose sentence (see `data_support`), but not a capitalised word the text
-    also writes in lower case, nor a name the selection drops whatever the names step says of it (a citation, a
-    tool, an acronym defined as a model, a model's name, a cited surname: see `problem_in_text`). The selection
-    keeps only such names, so offering the others would only spend the step's output on them. A name written
-    only inside a longer candidate ("FACE" of "WIDER FACE") is left out, and a piece the prose writes only
-    inside one longer name is offered as that name (see `whole_name`), as the selection reads it."""
+def cue_sources(paper: ParsedPaper, catalog: Iterable[str] = ()) -> dict[str, tuple[str, set[str]]]:
+    """The names the cue patterns find (see `candidate_names`, `row_names`), the table cells and the catalogue's
+    names the text writes, by their case-blind key: each with how it is written and where it was found."""
     body = paper.body_sentences()
-    text = "\n".join(body)
     sources: dict[str, tuple[str, set[str]]] = {}
 
     def add(names: Sequence[str], source: str) -> None:
@@ -342,10 +342,28 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
         if is_table_row_text(sentence):
             add(row_names(sentence), "table")
     add(_table_cells(paper), "table")
-    add(catalog_names_in(text, catalog), "catalog")
+    add(catalog_names_in("\n".join(body), catalog), "catalog")
+    return sources
+
+
+def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES,
+                    sources: Mapping[str, tuple[str, set[str]]] | None = None) -> list[Candidate]:
+    """The paper's likeliest dataset names by the cue patterns, best first: found near data cues, in tables, or in
+    the catalogue (`sources`: see `cue_sources`, found afresh when None), and written as data by at least one prose
+    sentence (see `data_support`), but not a capitalised word the text also writes in lower case, nor a name the
+    selection drops whatever the names step says of it (a citation, a tool, an acronym defined as a model, a model's
+    name, a cited surname: see `problem_in_text`). The selection keeps only such names, so offering the others
+    would only spend the step's output on them. A name written only inside a longer candidate ("FACE" of "WIDER
+    FACE") is left out, and a piece the prose writes only inside one longer name is offered as that name (see
+    `whole_name`), as the selection reads it. `dsminer.evidence.candidate_ranker.offer_candidates` adds the
+    phrases a learned ranker finds likely datasets."""
+    if sources is None:
+        sources = cue_sources(paper, catalog)
+    body = paper.body_sentences()
+    text = "\n".join(body)
     # a name some sentence writes as data is in the text: its mentions are counted only then
     found = [Candidate(name, count_mentions(name, text), tuple(sorted(kinds))) for name, kinds in sources.values()
-             if data_support([name], body) and not _written_lower(name, text)
+             if data_support([name], body) and not written_lower(name, text)
              and problem_in_text(name, paper.text) is None]
     names = [candidate.name for candidate in found]
     found = [candidate for candidate in found if mentions_outside(candidate.name, names, text)]
@@ -357,4 +375,3 @@ def find_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int 
         if whole is not None:
             wholes.setdefault(whole.casefold(), replace(candidate, name=whole))
     return list(wholes.values())
-

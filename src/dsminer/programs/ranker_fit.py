@@ -44,26 +44,38 @@ def name_words(golds: Sequence[GoldPaper]) -> set[str]:
 def fit(papers: Sequence[tuple[list[tuple[dict[str, float], bool]], GoldPaper]], strength: float,
         min_papers: int = MIN_PAPERS) -> SentenceRanker:
     """A logistic ranker over the labelled sentences of `papers`, classes balanced."""
+    weights, intercept, about = fit_logistic(papers, strength, ("w=",), min_papers)
+    if about is None:
+        raise ValueError("the sentences need both labels: some writing a gold dataset's name and some not")
+    return SentenceRanker(weights, intercept, {"sentences": about["rows"], **{k: v for k, v in about.items()
+                                                                           if k != "rows"}})
+
+
+def fit_logistic(papers: Sequence[tuple[list[tuple[dict[str, float], bool]], GoldPaper]], strength: float,
+                 word_prefixes: tuple[str, ...], min_papers: int) -> tuple[dict[str, float], float, dict | None]:
+    """Weights and intercept of a logistic model over the labelled feature rows of `papers`, classes balanced, and
+    what it was fitted on (None when the rows lack one of the labels). A word feature (a name starting with one of
+    `word_prefixes`) is kept when at least `min_papers` papers have it and it is no word of a gold dataset's name."""
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
 
     banned = name_words([gold for _, gold in papers])
-    writers = Counter(name for sentences, _ in papers for name in {n for f, _ in sentences for n in f
-                                                                    if n.startswith("w=")})
+    writers = Counter(name for rows, _ in papers for name in {n for f, _ in rows for n in f
+                                                               if n.startswith(word_prefixes)})
     kept = {name for name, count in writers.items() if count >= min_papers and name[2:] not in banned}
-    rows = [({name: value for name, value in features.items() if not name.startswith("w=") or name in kept}, label)
-            for sentences, _ in papers for features, label in sentences]
+    rows = [({name: value for name, value in features.items() if not name.startswith(word_prefixes) or name in kept},
+             label) for items, _ in papers for features, label in items]
     labels = [label for _, label in rows]
     if len(set(labels)) < 2:
-        raise ValueError("the sentences need both labels: some writing a gold dataset's name and some not")
+        return {}, 0.0, None
     vectorizer = DictVectorizer()
     matrix = vectorizer.fit_transform([features for features, _ in rows])
     model = LogisticRegression(C=strength, class_weight="balanced", max_iter=5000).fit(matrix, labels)
     weights = {name: round(float(weight), 5) for name, weight in zip(vectorizer.get_feature_names_out(),
                                                                       model.coef_[0]) if abs(weight) >= 1e-5}
-    return SentenceRanker(weights, round(float(model.intercept_[0]), 5),
-                          {"sentences": len(rows), "positives": sum(labels), "strength": strength,
-                           "vocabulary": len(kept), "min_papers": min_papers})
+    return weights, round(float(model.intercept_[0]), 5), {"rows": len(rows), "positives": sum(labels),
+                                                          "strength": strength, "vocabulary": len(kept),
+                                                          "min_papers": min_papers}
 
 
 def context_hits(papers: Corpus, ranker: SentenceRanker | None, context_sentences: int = 40,
@@ -84,7 +96,7 @@ def fit_ranker(corpora: Mapping[str, Corpus], strengths: Sequence[float] = STREN
                context_sentences: int = 40) -> SentenceRanker:
     """The ranker fitted on every corpus, at the strength whose held-out rankers put the most gold datasets in the
     names context; `about` gives each held-out part's share at that strength, and the active ranker's beside it."""
-    parts = _held_out_parts(corpora)
+    parts = held_out_parts(corpora)
     labelled = {label: [(labelled_sentences(paper, gold), gold) for paper, gold in papers]
                 for label, papers in parts.items()}
     shares: dict[float, dict[str, tuple[int, int]]] = {}
@@ -114,12 +126,12 @@ def _active_hits(papers: Corpus, context_sentences: int) -> tuple[int, int] | No
         return None
 
 
-def _held_out_parts(corpora: Mapping[str, Corpus]) -> dict[str, Corpus]:
+def held_out_parts(corpora: Mapping[str, Corpus]) -> dict[str, Corpus]:
     """The parts held out in turn: the corpora, or with one corpus a fifth of its papers each."""
     if len(corpora) > 1:
         return dict(corpora)
     (label, papers), = corpora.items()
     folds = min(FOLDS, len(papers))
     if folds < 2:
-        raise ValueError(f"{label}: at least two papers are needed to fit a sentence ranker")
+        raise ValueError(f"{label}: at least two papers are needed to fit a ranker")
     return {f"{label}#{fold + 1}": papers[fold::folds] for fold in range(folds)}

@@ -9,11 +9,17 @@ import dspy
 from dsminer.catalog.memory import CorpusMemory
 from dsminer.config import DEFAULT_LOCAL_MODEL, Settings
 from dsminer.errors import ConfigError
+from dsminer.evidence.candidate_ranker import use_candidate_ranker
 from dsminer.evidence.ranking import use_ranker
 from dsminer.mentions.catalog import load_catalog_names, load_catalog_urls
 from dsminer.programs.agent.controller import AgentOptions, ReflectiveAgent
 from dsminer.programs.agent.memory import MemoryStore
-from dsminer.programs.compiled import CompiledProgram, apply_program, load_program, resolve_program
+from dsminer.programs.compiled import (
+    CompiledProgram,
+    apply_program,
+    load_program,
+    resolve_program,
+)
 from dsminer.programs.s2.episode import OptimisedAgent
 from dsminer.programs.workflow import WorkflowExtractor
 
@@ -62,11 +68,18 @@ def compiled_program(settings: Settings) -> CompiledProgram | None:
     return load_program(path) if path is not None else None
 
 
+def use_rankers(settings: Settings) -> None:
+    """Make the settings' sentence ranker (or the bundled one) the one the names context reads, and their candidate
+    ranker the one the candidate finder reads."""
+    use_ranker(settings.sentence_ranker)
+    use_candidate_ranker(settings.candidate_ranker)
+
+
 def build_program(settings: Settings) -> dspy.Module:
     """The condition's program, built from the settings, with the compiled program's steps put in (its
     `compiled` attribute says which program, None when uncompiled). The settings' sentence ranker becomes the one
-    the names context reads."""
-    use_ranker(settings.sentence_ranker)
+    the names context reads, and their candidate ranker the one the candidate finder reads."""
+    use_rankers(settings)
     compiled = compiled_program(settings)
     if settings.condition == "s0":
         program = WorkflowExtractor(settings.max_records_per_paper, settings.context_sentences,

@@ -12,10 +12,10 @@ import dspy
 
 from dsminer.document.pdf import ParsedPaper
 from dsminer.events import EventLog
+from dsminer.evidence.candidate_ranker import offer_candidates
 from dsminer.evidence.context import CONTEXT_CHARS, build_paper_context
 from dsminer.evidence.records import DatasetDetails, refs_from_metadata
 from dsminer.faults import StepFailure, current_guard
-from dsminer.mentions.candidates import find_candidates
 from dsminer.mentions.evidence_model import EvidenceModel
 from dsminer.mentions.selection import Proposal, Selection, select_datasets
 from dsminer.schema import PaperRefs
@@ -61,7 +61,7 @@ def names_inputs(paper: ParsedPaper, max_sentences: int, catalog: Iterable[str] 
 
 def candidate_names_of(paper: ParsedPaper, catalog: Iterable[str] = ()) -> tuple[str, ...]:
     """The candidate names the names step is offered for `paper`, best first."""
-    return tuple(candidate.name for candidate in find_candidates(paper, catalog))
+    return tuple(candidate.name for candidate in offer_candidates(paper, catalog))
 
 
 def shown_text(inputs: Mapping[str, Any]) -> str:

@@ -7,7 +7,7 @@ from dspy.utils import DummyLM
 from dsminer.config import Settings
 from dsminer.document.pdf import parse_pdf
 from dsminer.events import EventLog, recording
-from dsminer.mentions.candidates import find_candidates
+from dsminer.evidence.candidate_ranker import offer_candidates
 from dsminer.programs.agent.controller import AgentOptions, ReflectiveAgent
 from dsminer.programs.agent.memory import MemoryStore
 from dsminer.programs.registry import build_program
@@ -86,9 +86,9 @@ def test_retries_offer_the_candidates_found_once_for_the_paper(long_appendix_pdf
 
     def counted(*args):
         found.append(args)
-        return find_candidates(*args)
+        return offer_candidates(*args)
 
-    monkeypatch.setattr(steps, "find_candidates", counted)
+    monkeypatch.setattr(steps, "offer_candidates", counted)
     _, _, events, _ = run_agent(long_appendix_pdf, [names("ReefCount-3k")] * 3 + [details()], retry_budget=2)
     shown = [event["text"].rsplit("Candidates: ", 1)[1] for event in of_kind(events, "names_input")]
     assert len(found) == 1 and len(shown) == 3 and len(set(shown)) == 1 and "ReefCount-3k" in shown[0]

@@ -1,0 +1,91 @@
+"""Fitting the candidate ranker on papers whose datasets are known, and measuring what its offer holds.
+
+A phrase is labelled by whether it is one of its paper's gold datasets (any role: the names step is offered what
+the paper names, and decides). The strength of the regularisation is chosen by what matters: the share of each
+corpus's used and created gold datasets that the finder offers when the ranker was fitted without that corpus
+(with one corpus, without a fifth of its papers)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from dsminer.document.pdf import ParsedPaper
+from dsminer.evaluation.gold import GoldPaper, name_keys, normalize_name
+from dsminer.evidence.candidate_ranker import (
+    CandidateRanker,
+    active_candidate_ranker,
+    offer_candidates,
+    paper_phrases,
+)
+from dsminer.mentions.candidates import MAX_CANDIDATES, cue_sources
+from dsminer.programs.module_eval import written_name
+from dsminer.programs.ranker_fit import fit_logistic, held_out_parts
+
+STRENGTHS = (0.01, 0.03, 0.1)  # inverse regularisation strengths tried
+MIN_PAPERS = 3  # a context word is a feature when at least this many training papers write it
+CONTEXT_PREFIXES = ("L=", "R=", "l=", "r=")
+Corpus = Sequence[tuple[ParsedPaper, GoldPaper]]
+Labelled = list[tuple[dict[str, float], bool]]
+
+
+def labelled_phrases(paper: ParsedPaper, gold: GoldPaper) -> Labelled:
+    """Each name-shaped phrase of the paper with whether it names one of the paper's gold datasets."""
+    keys = set().union(*(dataset.keys() for dataset in gold.datasets)) if gold.datasets else set()
+    return [(phrase.features, bool(name_keys(phrase.name) & keys))
+            for phrase in paper_phrases(paper, cue_sources(paper))]
+
+
+def fit(papers: Sequence[tuple[Labelled, GoldPaper]], strength: float, min_papers: int = MIN_PAPERS) -> CandidateRanker:
+    """A logistic ranker over the labelled phrases of `papers`, classes balanced."""
+    weights, intercept, about = fit_logistic(papers, strength, CONTEXT_PREFIXES, min_papers)
+    if about is None:
+        raise ValueError("the phrases need both labels: some naming a gold dataset and some not")
+    return CandidateRanker(weights, intercept, {"phrases": about["rows"], **{k: v for k, v in about.items()
+                                                                             if k != "rows"}})
+
+
+def offer_hits(papers: Corpus, ranker: CandidateRanker | None,
+               limit: int = MAX_CANDIDATES) -> tuple[int, int, int, int]:
+    """How many of the papers' used and created gold datasets that the paper writes the finder offers, how many
+    there are, how many names it offers and how many of those name a gold dataset of any role (`ranker` None: the
+    finder as it runs)."""
+    hits = total = offered = good = 0
+    for paper, gold in papers:
+        names = {normalize_name(candidate.name) for candidate in offer_candidates(paper, limit=limit, ranker=ranker)}
+        keys = [dataset.keys() for dataset in gold.datasets]
+        offered += len(names)
+        good += sum(1 for name in names if any(name in k for k in keys))
+        for dataset in gold.datasets:
+            if dataset.is_used and written_name(dataset, paper.text):
+                total += 1
+                hits += bool(dataset.keys() & names)
+    return hits, total, offered, good
+
+
+def fit_candidate_ranker(corpora: Mapping[str, Corpus], strengths: Sequence[float] = STRENGTHS,
+                         min_papers: int = MIN_PAPERS) -> CandidateRanker:
+    """The ranker fitted on every corpus, at the strength whose held-out rankers offer the most gold datasets;
+    `about` gives each held-out part's share at that strength, and the finder's as it runs beside it."""
+    parts = held_out_parts(corpora)
+    labelled = {label: [(labelled_phrases(paper, gold), gold) for paper, gold in papers]
+                for label, papers in parts.items()}
+    shares: dict[float, dict[str, tuple[int, int, int, int]]] = {}
+    for strength in strengths:
+        shares[strength] = {}
+        for held, papers in parts.items():
+            training = [item for label, items in labelled.items() if label != held for item in items]
+            shares[strength][held] = offer_hits(papers, fit(training, strength, min_papers))
+    best = max(strengths, key=lambda strength: (sum(hits for hits, *_ in shares[strength].values()), -strength))
+    ranker = fit([item for items in labelled.values() for item in items], best, min_papers)
+    before = {held: offer_hits(papers, active_candidate_ranker()) for held, papers in parts.items()}
+    share = (lambda part, whole: round(part / whole, 4) if whole else 0.0)
+    about = {**ranker.about, "limit": MAX_CANDIDATES,
+             "corpora": {label: len(papers) for label, papers in corpora.items()},
+             "held_out": {held: {"gold_written": total, "candidate_share": share(hits, total),
+                                 "offered_gold_share": share(good, offered),
+                                 "candidate_share_before": share(before[held][0], before[held][1]),
+                                 "offered_gold_share_before": share(before[held][3], before[held][2])}
+                          for held, (hits, total, offered, good) in shares[best].items()},
+             "held_out_by_strength": {str(strength): share(*[sum(column) for column in zip(*by.values())][:2])
+                                      for strength, by in shares.items()}}
+    return CandidateRanker(ranker.weights, ranker.intercept, about)
