@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -217,7 +217,9 @@ def paper_phrases(paper: ParsedPaper, found: Mapping[str, tuple[str, Iterable[st
 
 
 def offer_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int = MAX_CANDIDATES,
-                     ranker: CandidateRanker | None = None) -> list[Candidate]:
+                     ranker: CandidateRanker | None = None,
+                     found: tuple[Mapping[str, tuple[str, set[str]]], Sequence[Phrase]] | None = None,
+                     ) -> list[Candidate]:
     """The names the names step is offered, best first: the names the cue patterns find and a sentence writes as
     data (see `find_candidates`), then the name-shaped phrases that the candidate ranker (`ranker`, else the active
     one) finds more likely datasets than not, best first, up to `limit`; not a capitalised word the text also writes
@@ -226,15 +228,16 @@ def offer_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int
     a model, a model's name, a cited surname: see `problem_in_text`): offering it would only spend the step's
     output. A name written only inside a longer candidate ("FACE" of "WIDER FACE") is left out, and a piece the
     prose writes only inside one longer name is offered as that name (see `whole_name`), as the selection reads
-    it."""
+    it. `found`: the paper's cue sources and phrases (`cue_sources`, `paper_phrases`) when already read."""
     ranker = ranker or active_candidate_ranker()
-    sources = cue_sources(paper, catalog)
+    sources, phrases = found if found is not None else (cue_sources(paper, catalog), None)
     offered = find_candidates(paper, limit=limit, sources=sources)
     if ranker is None or len(offered) >= limit:
         return offered
     body = paper.body_sentences()
     text = "\n".join(body)
-    scored = [(ranker.score(phrase.features), phrase) for phrase in paper_phrases(paper, sources)]
+    phrases = phrases if phrases is not None else paper_phrases(paper, sources)
+    scored = [(ranker.score(phrase.features), phrase) for phrase in phrases]
     names = [phrase.name for _, phrase in scored]
     wholes = {candidate.name.casefold(): candidate for candidate in offered}
     for log_odds, phrase in sorted(scored, key=lambda item: -item[0]):

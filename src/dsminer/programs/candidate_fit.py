@@ -8,11 +8,13 @@ corpus's used and created gold datasets that the finder offers when the ranker w
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from dsminer.document.pdf import ParsedPaper
 from dsminer.evaluation.gold import GoldPaper, name_keys, normalize_name
 from dsminer.evidence.candidate_ranker import (
     CandidateRanker,
+    Phrase,
     active_candidate_ranker,
     offer_candidates,
     paper_phrases,
@@ -28,35 +30,48 @@ Corpus = Sequence[tuple[ParsedPaper, GoldPaper]]
 Labelled = list[tuple[dict[str, float], bool]]
 
 
-def labelled_phrases(paper: ParsedPaper, gold: GoldPaper) -> Labelled:
-    """Each name-shaped phrase of the paper with whether it names one of the paper's gold datasets."""
-    keys = set().union(*(dataset.keys() for dataset in gold.datasets)) if gold.datasets else set()
-    return [(phrase.features, bool(name_keys(phrase.name) & keys))
-            for phrase in paper_phrases(paper, cue_sources(paper))]
+@dataclass(frozen=True)
+class ReadPaper:
+    """A gold paper with its cue sources and phrases, read once for every ranker fitted and scored on it."""
+
+    paper: ParsedPaper
+    gold: GoldPaper
+    sources: Mapping[str, tuple[str, set[str]]]
+    phrases: Sequence[Phrase]
+
+    @classmethod
+    def read(cls, paper: ParsedPaper, gold: GoldPaper) -> ReadPaper:
+        sources = cue_sources(paper)
+        return cls(paper, gold, sources, paper_phrases(paper, sources))
+
+    def labelled(self) -> Labelled:
+        """Each name-shaped phrase of the paper with whether it names one of the paper's gold datasets."""
+        keys = set().union(*(dataset.keys() for dataset in self.gold.datasets)) if self.gold.datasets else set()
+        return [(phrase.features, bool(name_keys(phrase.name) & keys)) for phrase in self.phrases]
 
 
 def fit(papers: Sequence[tuple[Labelled, GoldPaper]], strength: float, min_papers: int = MIN_PAPERS) -> CandidateRanker:
     """A logistic ranker over the labelled phrases of `papers`, classes balanced."""
-    weights, intercept, about = fit_logistic(papers, strength, CONTEXT_PREFIXES, min_papers)
-    if about is None:
-        raise ValueError("the phrases need both labels: some naming a gold dataset and some not")
-    return CandidateRanker(weights, intercept, {"phrases": about["rows"], **{k: v for k, v in about.items()
-                                                                             if k != "rows"}})
+    weights, intercept, about = fit_logistic(papers, strength, CONTEXT_PREFIXES, min_papers, "phrases",
+                                             "some naming a gold dataset and some not")
+    return CandidateRanker(weights, intercept, about)
 
 
-def offer_hits(papers: Corpus, ranker: CandidateRanker | None,
+def offer_hits(papers: Sequence[ReadPaper], ranker: CandidateRanker | None,
                limit: int = MAX_CANDIDATES) -> tuple[int, int, int, int]:
     """How many of the papers' used and created gold datasets that the paper writes the finder offers, how many
     there are, how many names it offers and how many of those name a gold dataset of any role (`ranker` None: the
     finder as it runs)."""
     hits = total = offered = good = 0
-    for paper, gold in papers:
-        names = {normalize_name(candidate.name) for candidate in offer_candidates(paper, limit=limit, ranker=ranker)}
-        keys = [dataset.keys() for dataset in gold.datasets]
+    for read in papers:
+        found = (read.sources, read.phrases)
+        names = {normalize_name(candidate.name)
+                 for candidate in offer_candidates(read.paper, limit=limit, ranker=ranker, found=found)}
+        keys = [dataset.keys() for dataset in read.gold.datasets]
         offered += len(names)
         good += sum(1 for name in names if any(name in k for k in keys))
-        for dataset in gold.datasets:
-            if dataset.is_used and written_name(dataset, paper.text):
+        for dataset in read.gold.datasets:
+            if dataset.is_used and written_name(dataset, read.paper.text):
                 total += 1
                 hits += bool(dataset.keys() & names)
     return hits, total, offered, good
@@ -66,9 +81,9 @@ def fit_candidate_ranker(corpora: Mapping[str, Corpus], strengths: Sequence[floa
                          min_papers: int = MIN_PAPERS) -> CandidateRanker:
     """The ranker fitted on every corpus, at the strength whose held-out rankers offer the most gold datasets;
     `about` gives each held-out part's share at that strength, and the finder's as it runs beside it."""
-    parts = held_out_parts(corpora)
-    labelled = {label: [(labelled_phrases(paper, gold), gold) for paper, gold in papers]
-                for label, papers in parts.items()}
+    parts = {label: [ReadPaper.read(paper, gold) for paper, gold in papers]
+             for label, papers in held_out_parts(corpora).items()}
+    labelled = {label: [(read.labelled(), read.gold) for read in papers] for label, papers in parts.items()}
     shares: dict[float, dict[str, tuple[int, int, int, int]]] = {}
     for strength in strengths:
         shares[strength] = {}

@@ -44,18 +44,18 @@ def name_words(golds: Sequence[GoldPaper]) -> set[str]:
 def fit(papers: Sequence[tuple[list[tuple[dict[str, float], bool]], GoldPaper]], strength: float,
         min_papers: int = MIN_PAPERS) -> SentenceRanker:
     """A logistic ranker over the labelled sentences of `papers`, classes balanced."""
-    weights, intercept, about = fit_logistic(papers, strength, ("w=",), min_papers)
-    if about is None:
-        raise ValueError("the sentences need both labels: some writing a gold dataset's name and some not")
-    return SentenceRanker(weights, intercept, {"sentences": about["rows"], **{k: v for k, v in about.items()
-                                                                           if k != "rows"}})
+    weights, intercept, about = fit_logistic(papers, strength, ("w=",), min_papers, "sentences",
+                                             "some writing a gold dataset's name and some not")
+    return SentenceRanker(weights, intercept, about)
 
 
 def fit_logistic(papers: Sequence[tuple[list[tuple[dict[str, float], bool]], GoldPaper]], strength: float,
-                 word_prefixes: tuple[str, ...], min_papers: int) -> tuple[dict[str, float], float, dict | None]:
+                 word_prefixes: tuple[str, ...], min_papers: int, rows_name: str,
+                 both: str) -> tuple[dict[str, float], float, dict]:
     """Weights and intercept of a logistic model over the labelled feature rows of `papers`, classes balanced, and
-    what it was fitted on (None when the rows lack one of the labels). A word feature (a name starting with one of
-    `word_prefixes`) is kept when at least `min_papers` papers have it and it is no word of a gold dataset's name."""
+    what it was fitted on (the rows counted under `rows_name`). A word feature (a name starting with one of
+    `word_prefixes`) is kept when at least `min_papers` papers have it and it is no word of a gold dataset's name.
+    ValueError, saying the rows need `both` labels, when they lack one."""
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
 
@@ -67,13 +67,13 @@ def fit_logistic(papers: Sequence[tuple[list[tuple[dict[str, float], bool]], Gol
              label) for items, _ in papers for features, label in items]
     labels = [label for _, label in rows]
     if len(set(labels)) < 2:
-        return {}, 0.0, None
+        raise ValueError(f"the {rows_name} need both labels: {both}")
     vectorizer = DictVectorizer()
     matrix = vectorizer.fit_transform([features for features, _ in rows])
     model = LogisticRegression(C=strength, class_weight="balanced", max_iter=5000).fit(matrix, labels)
     weights = {name: round(float(weight), 5) for name, weight in zip(vectorizer.get_feature_names_out(),
                                                                       model.coef_[0]) if abs(weight) >= 1e-5}
-    return weights, round(float(model.intercept_[0]), 5), {"rows": len(rows), "positives": sum(labels),
+    return weights, round(float(model.intercept_[0]), 5), {rows_name: len(rows), "positives": sum(labels),
                                                           "strength": strength, "vocabulary": len(kept),
                                                           "min_papers": min_papers}
 
