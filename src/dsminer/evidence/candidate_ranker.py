@@ -19,7 +19,7 @@ from pathlib import Path
 from dsminer.document.pdf import ParsedPaper
 from dsminer.document.text import is_table_row_text
 from dsminer.errors import ConfigError
-from dsminer.evidence.ranking import LinearScorer, active_ranker, paper_sentences
+from dsminer.evidence.ranking import LinearScorer, ScorerSlot, active_ranker, paper_sentences
 from dsminer.mentions.candidates import (
     MAX_CANDIDATES,
     Candidate,
@@ -253,31 +253,16 @@ def offer_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int
     return list(wholes.values())
 
 
-_active: dict[str, CandidateRanker] = {}
-
-
-def use_candidate_ranker(path: Path | None) -> CandidateRanker:
-    """Make the candidate ranker in `path` (None: the bundled one) the one the finder reads, and return it."""
-    ranker = CandidateRanker.load(path or CANDIDATE_RANKER_FILE)
-    _active["ranker"] = ranker
-    return ranker
-
-
-def activate_candidate_ranker(ranker: CandidateRanker | None) -> CandidateRanker | None:
-    """Make `ranker` the one the finder reads (None: the bundled one when next asked); return the one before."""
-    previous = _active.pop("ranker", None)
-    if ranker is not None:
-        _active["ranker"] = ranker
-    return previous
+# The ranker the candidate finder reads.
+_CANDIDATE_RANKER = ScorerSlot(CandidateRanker, CANDIDATE_RANKER_FILE)
+use_candidate_ranker = _CANDIDATE_RANKER.use
+activate_candidate_ranker = _CANDIDATE_RANKER.activate
 
 
 def active_candidate_ranker() -> CandidateRanker | None:
     """The candidate ranker the finder reads: the last `use_candidate_ranker`, else the bundled one, else None when
     no ranker is bundled (the finder then ranks by its cue patterns alone)."""
-    if "ranker" not in _active:
-        try:
-            use_candidate_ranker(None)
-        except ConfigError:
-            return None
-    return _active["ranker"]
-
+    try:
+        return _CANDIDATE_RANKER.active()
+    except ConfigError:
+        return None

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, NamedTuple, Self
+from typing import Any, ClassVar, Generic, NamedTuple, Self, TypeVar
 
 from dsminer.document.pdf import ParsedPaper, Sentence
 from dsminer.document.sections import is_data_section, section_titles
@@ -93,6 +93,9 @@ class LinearScorer:
             raise ConfigError(f"{path}: not a {cls.kind} file ({error})") from error
 
 
+S = TypeVar("S", bound=LinearScorer)
+
+
 class SentenceRanker(LinearScorer):
     """Log-odds that a sentence writes a dataset's name. `about` says what it was fitted on and how much of each
     corpus's datasets it put in the names context when that corpus was held out."""
@@ -100,24 +103,29 @@ class SentenceRanker(LinearScorer):
     kind = "sentence ranker"
 
 
-_active: dict[str, SentenceRanker] = {}
+class ScorerSlot(Generic[S]):
+    """The scorer a step reads: the one last made active, else the bundled file's, loaded when first asked."""
+
+    def __init__(self, kind: type[S], bundled: Path) -> None:
+        self.kind, self.bundled, self.current = kind, bundled, None
+
+    def use(self, path: Path | None) -> S:
+        """Make the scorer in `path` (None: the bundled one) the active one, and return it."""
+        self.current = self.kind.load(path or self.bundled)
+        return self.current
+
+    def activate(self, scorer: S | None) -> S | None:
+        """Make `scorer` the active one (None: the bundled one when next asked); return the one before."""
+        previous, self.current = self.current, scorer
+        return previous
+
+    def active(self) -> S:
+        """The active scorer: the last `use` or `activate`, else the bundled one."""
+        return self.current or self.use(None)
 
 
-def use_ranker(path: Path | None) -> SentenceRanker:
-    """Make the ranker in `path` (None: the bundled one) the one the names context reads, and return it."""
-    ranker = SentenceRanker.load(path or RANKER_FILE)
-    activate(ranker)
-    return ranker
-
-
-def activate(ranker: SentenceRanker | None) -> SentenceRanker | None:
-    """Make `ranker` the one the names context reads (None: the bundled one when next asked); return the one before."""
-    previous = _active.pop("ranker", None)
-    if ranker is not None:
-        _active["ranker"] = ranker
-    return previous
-
-
-def active_ranker() -> SentenceRanker:
-    """The ranker the names context reads: the last `use_ranker`, else the bundled one."""
-    return _active.get("ranker") or use_ranker(None)
+# The ranker the names context reads.
+_SENTENCE_RANKER = ScorerSlot(SentenceRanker, RANKER_FILE)
+use_ranker = _SENTENCE_RANKER.use
+activate = _SENTENCE_RANKER.activate
+active_ranker = _SENTENCE_RANKER.active
