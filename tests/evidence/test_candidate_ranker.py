@@ -28,6 +28,7 @@ from dsminer.evidence.candidate_ranker import (
     ("Results on KoNLL 2003 and SQuID 2.0 are in the Directory of Open Reef Journals (DORJ).",
      ["KoNLL 2003", "SQuID 2.0", "Directory of Open Reef Journals", "DORJ"]),
     ("The OrcaPanel's waves were read.", ["OrcaPanel"]),
+    ("Results of Kelpwood follow.", ["Results of Kelpwood", "Kelpwood"]),
     ("We use the Annual Reef Survey Of Kelp Coast Waters Data Set here.", []),  # a run of seven: a title
 ])
 def test_phrases_are_runs_of_name_words_without_the_words_that_open_a_clause(sentence, phrases):
@@ -59,6 +60,19 @@ def test_features_say_how_a_phrase_is_written_and_read_never_its_name(make_pdf):
     assert "Methods" not in phrases  # a heading's one word, capitalised as a sentence's first
     assert not any("orca5" in name.casefold() or "kelpwood" in name.casefold()
                    for features in phrases.values() for name in features)
+
+
+def test_features_say_how_much_of_a_phrase_the_prose_writes_in_lower_case(make_pdf):
+    text = ("SOME REEF TIDES\n\nWe list some reef tides and the test set here. Results of Kelpwood follow in "
+            "the Test Set, with Orca Watch logs and Kelp Tides II in Table 2. The results of each test are shown.")
+    phrases = {phrase.name: phrase.features for phrase in paper_phrases(parse_pdf(make_pdf("f.pdf", [text])))}
+    assert phrases["SOME REEF TIDES"]["lower_words=all"] == phrases["SOME REEF TIDES"]["shape=capital_words"] == 1.0
+    assert phrases["SOME REEF TIDES"]["phrase_lower"] == 1.0
+    assert phrases["Results of Kelpwood"]["lower_words=first"] == phrases["Results of Kelpwood"]["lower_words=some"]
+    assert "lower_words=all" not in phrases["Results of Kelpwood"]
+    assert phrases["Test Set"]["phrase_lower"] == 1.0
+    assert not any(key.startswith("lower_words") for key in phrases["Orca Watch"])
+    assert phrases["Kelp Tides II"]["shape=roman"] == 1.0
 
 
 def test_the_bundled_ranker_says_what_its_offer_held_on_each_corpus_it_was_not_fitted_on():

@@ -72,6 +72,13 @@ def test_occurs_in(name: str, found: bool) -> None:
         ("SST-2", None),
         ("Yelp Binary classification", None),
         ("BERTScore corpus", None),
+        ("University of Kelpford", "organisation"),
+        ("Orca Reef Clinic", "organisation"),
+        ("Quorra Tides GmbH", "organisation"),
+        ("Institute for Reef Studies (IRS)", "organisation"),
+        ("Orca Reef Clinic cohort", None),
+        ("Kelpford University Reef Archive", None),
+        ("AG", None),
     ],
 )
 def test_looks_like_non_dataset(name: str, kind: str | None) -> None:

@@ -107,8 +107,10 @@ def phrase_runs(sentence: str) -> list[tuple[str, int, int]]:
         opening = start == 0 and words[0][1:].islower()  # a capital the sentence's start may have made
         if not opening or len(words) > 1:
             runs.append((_POSSESSIVE_END.sub("", " ".join(words)), start, end))
-        if opening and len(words) > 1:
-            rest = words[1:]
+        rest = words[1:]
+        while rest and rest[0].casefold() in NAME_JOINERS:
+            rest = rest[1:]
+        if opening and rest:
             runs.append((_POSSESSIVE_END.sub("", " ".join(rest)), sentence.index(rest[0], len(words[0])), end))
     return runs
 
@@ -142,6 +144,27 @@ def _shape_features(phrase: Phrase) -> None:
         phrase.flag("ends_data_noun")
     if any(c in name for c in "-./"):
         phrase.flag("shape=joined")
+    if len(words) > 1 and all(re.fullmatch(r"[A-Z]{3,}", word) for word in words if word not in NAME_JOINERS):
+        phrase.flag("shape=capital_words")
+    if re.fullmatch(r"[IVX]+", words[-1]):
+        phrase.flag("shape=roman")
+
+
+def _lower_features(phrase: Phrase, lower_words: set[str], text: str) -> None:
+    """How much of a phrase of several words the text also writes in lower case, as words of its prose ("Results of",
+    "SOME BENCHMARKS", "Test set") rather than of a name."""
+    words = [word for word in phrase.name.split() if word.casefold() not in NAME_JOINERS]
+    if len(words) < 2:
+        return
+    lower = [word.isalpha() and word.lower() in lower_words for word in words]
+    if all(lower):
+        phrase.flag("lower_words=all")
+    elif any(lower):
+        phrase.flag("lower_words=some")
+    if lower[0]:
+        phrase.flag("lower_words=first")
+    if all(lower) and re.search(rf"(?<![\w\-]){re.escape(phrase.name.lower())}(?![\w\-])", text):
+        phrase.flag("phrase_lower")
 
 
 def _occurrence_features(phrase: Phrase, sentence: str, start: int, end: int) -> None:
@@ -201,6 +224,7 @@ def paper_phrases(paper: ParsedPaper, found: Mapping[str, tuple[str, Iterable[st
             phrases[key] = Phrase(name)
         for source in sources:
             phrases[key].flag(f"source={source}")
+    lower_words = set(_LOWER_WORD.findall(text))
     for key, phrase in phrases.items():
         _shape_features(phrase)
         phrase.features["mentions"] = math.log1p(count_mentions(phrase.name, text))
@@ -213,6 +237,7 @@ def paper_phrases(paper: ParsedPaper, found: Mapping[str, tuple[str, Iterable[st
             phrase.features["sentence_score"] = max(-5.0, min(5.0, scores[key]))
         if len(phrase.name.split()) == 1 and re.search(rf"\b{re.escape(phrase.name.lower())}\b", text):
             phrase.flag("written_lower")
+        _lower_features(phrase, lower_words, text)
     return list(phrases.values())
 
 

@@ -1,5 +1,5 @@
 """The words the dataset-name rules read, in one place: how papers of any field speak of data, and the names
-that are never datasets (metrics, models, tasks, languages, venues, hardware).
+that are never datasets (metrics, models, tasks, languages, venues, hardware, organisations).
 
 A pattern or list here is the only copy: the candidate finder, the cleaning of names, the selection and the
 sentence cues import it. The data vocabulary is not one field's: a cohort, a survey, a registry, a reanalysis,
@@ -79,6 +79,14 @@ NOT_DATASETS = frozenset(
     "GPU GPUs CPU CPUs TPU TPUs NLP AI ML CV RL SOTA API APIs URL PDF RAM IEEE ACM ACL EMNLP NAACL EACL COLING "
     "CVPR ICCV ECCV ICML ICLR NeurIPS NIPS AAAI IJCAI KDD SIGIR WWW USA UK EU OOD IID LLM LLMs GNN GNNs CNNs "
     "RNNs ReLU BLEU ROUGE AUC ROC SGD Adam Table Figure Section Appendix Eq We Our The In This".split()
+)
+# The head nouns of an organisation's name, in any country ("University of X", "X Clinic", "X GmbH"): whoever made,
+# funded or hosts data, not the data. A dataset named after one adds its data noun ("the X Clinic cohort").
+ORGANISATION_HEADS = frozenset(
+    "university universität universidad université università universiteit institute institut instituto gmbh "
+    "inc ltd limited llc plc corporation corp clinic hospital laboratory laboratories college foundation "
+    "company agency ministry council society association committee department bureau collaboration "
+    "hochschule".split()
 )
 # Services that host, route or collect data for many datasets, named as where data lives, not as data.
 PLATFORMS = frozenset(

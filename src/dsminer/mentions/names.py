@@ -20,6 +20,7 @@ from dsminer.mentions.lexicon import (
     METRICS,
     MODELS,
     NOT_DATASETS,
+    ORGANISATION_HEADS,
     PLATFORMS,
     TASKS,
 )
@@ -320,7 +321,8 @@ def written_as_model(name: str, text: str) -> tuple[str, str] | None:
 
 def written_as_author(name: str, text: str) -> tuple[str, str] | None:
     """Why the one-word `name` is an author's surname: the text cites it ("X et al.", "X and Y (2005)", "Y and X,
-    2005", "(A, B, and X 2015)", "(A, X, & B, 2006)"). A dataset's name is not followed by "et al." nor by a co-author and a year."""
+    2005", "(A, B, and X 2015)", "(A, X, & B, 2006)"). A dataset's name is not followed by "et al." nor by a
+    co-author and a year."""
     word = name.strip()
     if " " in word or not word:
         return None
@@ -367,4 +369,16 @@ def looks_like_non_dataset(name: str) -> str | None:
         return f"{name!r} looks like a task"
     if _SUFFIX.search(name.strip()):
         return f"{name!r} names a model, method or measure"
+    if organisation_head(name):
+        return f"{name!r} names an organisation"
     return None
+
+
+def organisation_head(name: str) -> bool:
+    """Whether a name's head noun is an organisation's ("University of Sussex", "Mayo Clinic", "Blue Yonder GmbH"):
+    the word before its first "of", "for" or "de", else its last word."""
+    words = re.sub(r"\([^()]*\)", " ", name).split()
+    for number, word in enumerate(words[1:], 1):
+        if word.casefold() in ("of", "for", "de"):
+            return words[number - 1].strip(".,").casefold() in ORGANISATION_HEADS
+    return bool(words) and words[-1].strip(".,").casefold() in ORGANISATION_HEADS
