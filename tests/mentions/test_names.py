@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from dsminer.mentions.names import clean_dataset_names, looks_like_non_dataset, mentions_outside, occurs_in
+from dsminer.mentions.names import (
+    clean_dataset_names,
+    looks_like_non_dataset,
+    mentions_outside,
+    name_problem,
+    occurs_in,
+)
 
 TEXT = (
     "We evaluate on FooBench-13 (footnote) and report FooBench-1 results. The Bar corpus is large; "
@@ -72,13 +78,6 @@ def test_occurs_in(name: str, found: bool) -> None:
         ("SST-2", None),
         ("Yelp Binary classification", None),
         ("BERTScore corpus", None),
-        ("University of Kelpford", "organisation"),
-        ("Orca Reef Clinic", "organisation"),
-        ("Quorra Tides GmbH", "organisation"),
-        ("Institute for Reef Studies (IRS)", "organisation"),
-        ("Orca Reef Clinic cohort", None),
-        ("Kelpford University Reef Archive", None),
-        ("AG", None),
     ],
 )
 def test_looks_like_non_dataset(name: str, kind: str | None) -> None:
@@ -87,6 +86,23 @@ def test_looks_like_non_dataset(name: str, kind: str | None) -> None:
         assert reason is None
     else:
         assert reason is not None and kind in reason and name in reason
+
+
+@pytest.mark.parametrize(("name", "code"), [
+    ("University of Kelpford", "organisation"),
+    ("Orca Reef Clinic", "organisation"),
+    ("Quorra Tides GmbH", "organisation"),
+    ("Institute for Reef Studies (IRS)", "organisation"),
+    ("Orca Reef Clinic cohort", None),
+    ("Kelpford University Reef Archive", None),
+    ("AG", None),
+    ("Europe", "place"),
+    ("the United States", "place"),
+    ("US Census", None),
+])
+def test_organisations_and_places_are_not_datasets(name, code):
+    problem = name_problem(name)
+    assert (problem[0] if problem else None) == code
 
 
 def test_single_letters_are_not_dataset_names():

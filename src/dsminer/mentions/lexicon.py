@@ -1,5 +1,5 @@
 """The words the dataset-name rules read, in one place: how papers of any field speak of data, and the names
-that are never datasets (metrics, models, tasks, languages, venues, hardware, organisations).
+that are never datasets (metrics, models, tasks, languages, venues, hardware, organisations, places).
 
 A pattern or list here is the only copy: the candidate finder, the cleaning of names, the selection and the
 sentence cues import it. The data vocabulary is not one field's: a cohort, a survey, a registry, a reanalysis,
@@ -87,6 +87,19 @@ ORGANISATION_HEADS = frozenset(
     "inc ltd limited llc plc corporation corp clinic hospital laboratory laboratories college foundation "
     "company agency ministry council society association committee department bureau collaboration "
     "hochschule".split()
+)
+# Countries, continents and regions: where data was gathered ("patients in the US", "stations across Europe"), never
+# which data. Cities are left out: a city names a dataset now and then ("Paris" buildings).
+PLACES = frozenset(
+    ["US", "U.S.", "USA", "UK", "U.K.", "EU", "Europe", "Asia", "Africa", "America", "Americas", "Oceania",
+     "Australia", "Antarctica", "Arctic", "North America", "South America", "Latin America", "Central America",
+     "Middle East", "Scandinavia", "Caribbean", "United States", "United Kingdom", "England", "Scotland", "Wales",
+     "Ireland", "Canada", "Mexico", "Brazil", "Argentina", "Chile", "Peru", "Colombia", "China", "Japan", "Korea",
+     "South Korea", "India", "Pakistan", "Bangladesh", "Indonesia", "Vietnam", "Thailand", "Malaysia", "Singapore",
+     "Philippines", "Germany", "France", "Spain", "Italy", "Portugal", "Netherlands", "Belgium", "Switzerland",
+     "Austria", "Sweden", "Norway", "Denmark", "Finland", "Poland", "Russia", "Ukraine", "Turkey", "Greece",
+     "Israel", "Iran", "Egypt", "Nigeria", "Kenya", "Ethiopia", "Ghana", "Uganda", "Tanzania", "South Africa",
+     "New Zealand", "Taiwan", "Hong Kong"]
 )
 # Services that host, route or collect data for many datasets, named as where data lives, not as data.
 PLATFORMS = frozenset(

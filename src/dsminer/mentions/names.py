@@ -21,6 +21,7 @@ from dsminer.mentions.lexicon import (
     MODELS,
     NOT_DATASETS,
     ORGANISATION_HEADS,
+    PLACES,
     PLATFORMS,
     TASKS,
 )
@@ -240,8 +241,9 @@ def clean_dataset_names(raw: Sequence[str], paper_text: str) -> list[str]:
 
 
 def name_problem(name: str) -> tuple[str, str] | None:
-    """Why `name` is not a dataset name, as (code, message): a citation, a generic phrase, a sentence,
-    a tool, or a model, method, metric or task. None when it looks like a name."""
+    """Why `name` is not a dataset name, as (code, message): a citation, a generic phrase, a sentence, a tool, a
+    platform, a language, an organisation, a place, or a model, method, metric or task. None when it looks like a
+    name."""
     text = collapse_whitespace(name)
     if _CITATION.search(text) or any(_CITATION_KEY.fullmatch(word) for word in text.split()):
         return "citation", f"{name!r} is a citation, not a dataset"
@@ -263,6 +265,10 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "non_dataset", f"{name!r} names a field, venue, device or part of the paper"
     if text.casefold() in LANGUAGE_NAMES or LANGUAGE_PAIR.match(text):
         return "language", f"{name!r} names the language of the data or a translation direction, not a dataset"
+    if organisation_head(text):
+        return "organisation", f"{name!r} names an organisation, not its data"
+    if re.sub(r"^the\s+", "", text, flags=re.I) in PLACES:
+        return "place", f"{name!r} names a place, not the data gathered there"
     why = looks_like_non_dataset(text)
     return ("non_dataset", why) if why else None
 
@@ -369,8 +375,6 @@ def looks_like_non_dataset(name: str) -> str | None:
         return f"{name!r} looks like a task"
     if _SUFFIX.search(name.strip()):
         return f"{name!r} names a model, method or measure"
-    if organisation_head(name):
-        return f"{name!r} names an organisation"
     return None
 
 
