@@ -29,6 +29,7 @@ from dsminer.evidence.candidate_ranker import (
      ["KoNLL 2003", "SQuID 2.0", "Directory of Open Reef Journals", "DORJ"]),
     ("The OrcaPanel's waves were read.", ["OrcaPanel"]),
     ("Results of Kelpwood follow.", ["Results of Kelpwood", "Kelpwood"]),
+    ("Reef Datasets We read the Kelp Survey Part A twice.", ["Reef Datasets", "Datasets", "Kelp Survey Part A"]),
     ("We use the Annual Reef Survey Of Kelp Coast Waters Data Set here.", []),  # a run of seven: a title
 ])
 def test_phrases_are_runs_of_name_words_without_the_words_that_open_a_clause(sentence, phrases):

@@ -67,6 +67,10 @@ _OPENING_WORDS = frozenset("As In On For With The Our Both All Each Using From A
                            "We It Its Their Here There If When While Since After Before However Although Then Thus "
                            "Table Fig Figure Section Appendix Eq Equation".split())
 
+# Opening words that never end a name: a heading run into its section's first sentence ("Datasets We"). "A" and
+# "Table" end a few ("IJB-A", "Part A", "NLM Table").
+_NEVER_LAST = _OPENING_WORDS - {"A", "An", "Table"}
+
 
 class CandidateRanker(LinearScorer):
     """Log-odds that a phrase is one of its paper's datasets; `about` says what it was fitted on and how much of each
@@ -99,7 +103,7 @@ def phrase_runs(sentence: str) -> list[tuple[str, int, int]]:
         while words and (words[0] in _OPENING_WORDS or words[0].casefold() in NAME_JOINERS):
             start = sentence.index(words[1], start + len(words[0])) if len(words) > 1 else match.end(1)
             words = words[1:]
-        while words and words[-1] in NAME_JOINERS:
+        while words and (words[-1] in NAME_JOINERS or words[-1] in _NEVER_LAST):
             words = words[:-1]
         if not words or len(words) > MAX_WORDS:
             continue

@@ -91,15 +91,15 @@ ORGANISATION_HEADS = frozenset(
 # Countries, continents and regions: where data was gathered ("patients in the US", "stations across Europe"), never
 # which data. Cities are left out: a city names a dataset now and then ("Paris" buildings).
 PLACES = frozenset(
-    ["US", "U.S.", "USA", "UK", "U.K.", "EU", "Europe", "Asia", "Africa", "America", "Americas", "Oceania",
-     "Australia", "Antarctica", "Arctic", "North America", "South America", "Latin America", "Central America",
-     "Middle East", "Scandinavia", "Caribbean", "United States", "United Kingdom", "England", "Scotland", "Wales",
-     "Ireland", "Canada", "Mexico", "Brazil", "Argentina", "Chile", "Peru", "Colombia", "China", "Japan", "Korea",
-     "South Korea", "India", "Pakistan", "Bangladesh", "Indonesia", "Vietnam", "Thailand", "Malaysia", "Singapore",
-     "Philippines", "Germany", "France", "Spain", "Italy", "Portugal", "Netherlands", "Belgium", "Switzerland",
-     "Austria", "Sweden", "Norway", "Denmark", "Finland", "Poland", "Russia", "Ukraine", "Turkey", "Greece",
-     "Israel", "Iran", "Egypt", "Nigeria", "Kenya", "Ethiopia", "Ghana", "Uganda", "Tanzania", "South Africa",
-     "New Zealand", "Taiwan", "Hong Kong"]
+    ["US", "U.S.", "USA", "UK", "U.K.", "EU", "European Union", "Europe", "Asia", "Africa", "America", "Americas",
+     "Oceania", "Australia", "Antarctica", "Arctic", "North America", "South America", "Latin America",
+     "Central America", "Middle East", "Scandinavia", "Caribbean", "United States", "United Kingdom", "England",
+     "Scotland", "Wales", "Ireland", "Canada", "Mexico", "Brazil", "Argentina", "Chile", "Peru", "Colombia", "China",
+     "Japan", "Korea", "South Korea", "India", "Pakistan", "Bangladesh", "Indonesia", "Vietnam", "Thailand",
+     "Malaysia", "Singapore", "Philippines", "Germany", "France", "Spain", "Italy", "Portugal", "Netherlands",
+     "Belgium", "Switzerland", "Austria", "Sweden", "Norway", "Denmark", "Finland", "Poland", "Russia", "Ukraine",
+     "Turkey", "Greece", "Israel", "Iran", "Egypt", "Nigeria", "Kenya", "Ethiopia", "Ghana", "Uganda", "Tanzania",
+     "South Africa", "New Zealand", "Taiwan", "Hong Kong"]
 )
 # Services that host, route or collect data for many datasets, named as where data lives, not as data.
 PLATFORMS = frozenset(
