@@ -108,6 +108,18 @@ def test_fitting_learns_the_words_around_a_dataset_and_leaves_names_out(make_pdf
     assert [c.name for c in offer_candidates(paper, ranker=ranker)] == ["Quorra0"]
 
 
+def test_the_strength_offers_the_most_gold_and_at_equal_gold_the_fewest_other_names():
+    from dsminer.programs.candidate_fit import best_strength
+
+    # per held-out part: (gold offered, gold written, names offered, names offered that are gold)
+    shares = {0.01: {"a": (8, 10, 40, 8), "b": (5, 6, 30, 6)},
+              0.03: {"a": (9, 10, 40, 9), "b": (4, 6, 20, 4)},
+              0.1: {"a": (7, 10, 30, 7), "b": (5, 6, 20, 5)}}
+    assert best_strength(shares) == 0.03  # 13 gold offered each for 0.01 and 0.03: 13 of 60 names beat 14 of 70
+    shares[0.1]["a"] = (8, 10, 30, 8)
+    assert best_strength(shares) == 0.1  # now 13 of 50
+
+
 def test_fitting_needs_phrases_of_both_kinds(make_pdf):
     from dsminer.programs.candidate_fit import fit_candidate_ranker
 

@@ -77,6 +77,16 @@ def offer_hits(papers: Sequence[ReadPaper], ranker: CandidateRanker | None,
     return hits, total, offered, good
 
 
+def best_strength(shares: Mapping[float, Mapping[str, tuple[int, int, int, int]]]) -> float:
+    """The strength whose held-out offers (`offer_hits` per held-out part) hold the most used and created gold
+    datasets; at equal counts, the one whose offered names most often name a gold dataset; then the smaller."""
+    def merit(strength: float) -> tuple[int, float, float]:
+        hits, _, offered, good = (sum(column) for column in zip(*shares[strength].values()))
+        return hits, good / offered if offered else 0.0, -strength
+
+    return max(shares, key=merit)
+
+
 def fit_candidate_ranker(corpora: Mapping[str, Corpus], strengths: Sequence[float] = STRENGTHS,
                          min_papers: int = MIN_PAPERS) -> CandidateRanker:
     """The ranker fitted on every corpus, at the strength whose held-out rankers offer the most used and created gold
@@ -91,13 +101,7 @@ def fit_candidate_ranker(corpora: Mapping[str, Corpus], strengths: Sequence[floa
         for held, papers in parts.items():
             training = [item for label, items in labelled.items() if label != held for item in items]
             shares[strength][held] = offer_hits(papers, fit(training, strength, min_papers))
-
-    def merit(strength: float) -> tuple[int, float, float]:
-        """Gold offered first; at equal gold, the share of offered names that are gold; then the stronger prior."""
-        hits, _, offered, good = (sum(column) for column in zip(*shares[strength].values()))
-        return hits, good / offered if offered else 0.0, -strength
-
-    best = max(strengths, key=merit)
+    best = best_strength(shares)
     ranker = fit([item for items in labelled.values() for item in items], best, min_papers)
     before = {held: offer_hits(papers, active_candidate_ranker()) for held, papers in parts.items()}
     share = (lambda part, whole: round(part / whole, 4) if whole else 0.0)
