@@ -99,7 +99,8 @@ def _count_issues(kept: Sequence[str], cues: BenchmarkCues) -> tuple[list[Issue]
 
 # Penalty per name and at most per kind of problem: an answer of citations, phrases or sentences instead of
 # names is a failed answer; a model among good names is a small flaw that cleaning removes.
-_PROBLEM_PENALTY = {"non_dataset": (0.15, 0.3), "tool": (0.15, 0.3), "language": (0.15, 0.3)}
+_PROBLEM_PENALTY = {"non_dataset": (0.15, 0.3), "tool": (0.15, 0.3), "language": (0.15, 0.3),
+                    "organisation": (0.15, 0.3), "place": (0.15, 0.3)}
 _PROBLEM_ADVICE = {
     "non_dataset": "they look like models, metrics or tasks, not data",
     "citation": "they are citations; give the name of the dataset the citation stands for",
@@ -111,6 +112,8 @@ _PROBLEM_ADVICE = {
     "split": "they label a dataset's split in a table; give the dataset's name",
     "fragment": "they are the start of a name; give the whole name",
     "platform": "they are platforms that host data; give the name of the dataset hosted there",
+    "organisation": "they are organisations; give the name of the dataset they made or hold",
+    "place": "they are places; give the name of the dataset gathered there",
 }
 
 
