@@ -22,12 +22,14 @@ class ExtractPaperMetadata(dspy.Signature):
     """Read the first page of a scholarly paper and give its bibliographic metadata.
     Use only what the text states; leave a field empty when the text does not give it."""
 
+    # The lists come last: a paper with many authors fills the step's output budget, and an answer cut inside a
+    # list still parses (the JSON is mended) with every other field in it.
     first_page: str = dspy.InputField(desc="text from the start of the paper")
     title: str = dspy.OutputField()
-    authors: list[str] = dspy.OutputField(desc="author names in order")
-    institutions: list[str] = dspy.OutputField(desc="affiliations of the authors")
     venue: str = dspy.OutputField(desc="conference or journal, empty if not stated")
     year: int | None = dspy.OutputField(desc="publication year, null if not stated")
+    authors: list[str] = dspy.OutputField(desc="author names in order")
+    institutions: list[str] = dspy.OutputField(desc="affiliations of the authors")
 
 
 class NameDecision(BaseModel):
