@@ -7,6 +7,7 @@ import pytest
 from dsminer.document.pdf import parse_pdf
 from dsminer.evaluation.gold import GoldDataset, GoldPaper
 from dsminer.evidence.candidate_ranker import (
+    FILL_LOG_ODDS,
     CandidateRanker,
     activate_candidate_ranker,
     active_candidate_ranker,
@@ -129,15 +130,16 @@ def test_fitting_needs_phrases_of_both_kinds(make_pdf):
         fit_candidate_ranker({"none": golds}, strengths=(1.0,))
 
 
-def test_the_ranker_fills_the_offer_after_the_cue_names_with_phrases_it_finds_likelier_datasets(make_pdf):
+def test_the_ranker_fills_the_offer_after_the_cue_names_with_phrases_it_scores_above_the_threshold(make_pdf):
     text = ("Methods\n\nWe report results on the Kelpwood dataset.\n\n"
             "Tide levels follow ORCA5 closely at every station.\n\n"
             "Dr Marlow Finch read every log by hand in Lisbon.")
     paper = parse_pdf(make_pdf("fill.pdf", [text]))
-    ranker = CandidateRanker({"L=follow": 2.0, "words=1": -0.5}, -1.0)
+    ranker = CandidateRanker({"L=follow": 2.0, "words=1": -0.5}, FILL_LOG_ODDS - 1.0)
     found = offer_candidates(paper, ranker=ranker)
     assert [c.name for c in found] == ["Kelpwood", "ORCA5"]  # the cue name, then the ranker's
-    assert found[0].log_odds is None and found[1].log_odds == 0.5
+    assert found[0].log_odds is None and found[1].log_odds == FILL_LOG_ODDS + 0.5
     assert [c.name for c in offer_candidates(paper, ranker=ranker, limit=1)] == ["Kelpwood"]
-    # what the ranker finds less likely a dataset than not is never offered
-    assert [c.name for c in offer_candidates(paper, ranker=CandidateRanker({}, -0.1))] == ["Kelpwood"]
+    # what the ranker scores at or under the threshold is never offered, even when likelier a dataset than not
+    quiet = CandidateRanker({"L=follow": FILL_LOG_ODDS}, 0.0)
+    assert [c.name for c in offer_candidates(paper, ranker=quiet)] == ["Kelpwood"]
