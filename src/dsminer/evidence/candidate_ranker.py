@@ -116,11 +116,12 @@ def phrase_runs(sentence: str) -> list[tuple[str, int, int]]:
         opening = start == 0 and words[0][1:].islower()  # a capital the sentence's start may have made
         if not opening or len(words) > 1:
             runs.append((_POSSESSIVE_END.sub("", " ".join(words)), start, end))
-        rest = words[1:]
-        while rest and rest[0].casefold() in NAME_JOINERS:
-            rest = rest[1:]
-        if opening and rest:
-            runs.append((_POSSESSIVE_END.sub("", " ".join(rest)), sentence.index(rest[0], len(words[0])), end))
+        if opening:
+            rest = words[1:]
+            while rest and rest[0].casefold() in NAME_JOINERS:
+                rest = rest[1:]
+            if rest:
+                runs.append((_POSSESSIVE_END.sub("", " ".join(rest)), sentence.index(rest[0], len(words[0])), end))
     return runs
 
 
