@@ -105,6 +105,27 @@ def test_fit_selection_learns_the_evidence_model_from_a_runs_answers_and_a_run_u
     assert s0.evidence_model == program.evidence_model == agent.steps["names"].evidence_model
 
 
+def test_selection_scores_a_runs_answers_weighed_by_the_programs_evidence_model(tmp_path, write_run):
+    gold, run = fit_corpus(tmp_path, write_run)
+    program = tmp_path / "program.json"
+    assert invoke("fit-selection", "--run", str(run), "--gold", str(gold), "--out", str(program)).exit_code == 0
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    config = tmp_path / "cap.toml"
+    config.write_text("max_records_per_paper = 20\n", encoding="utf-8")
+    scores = {}
+    for choice in ("none", str(program)):
+        result = invoke("eval-module", "selection", "--gold", str(gold), "--run", str(run), "--program", choice,
+                        "--config", str(config), "--tracking-uri", uri)
+        assert result.exit_code == 0, result.output
+        scores[choice] = dict(pair.split("=") for pair in result.output.split())
+    unweighed, weighed = scores["none"], scores[str(program)]
+    assert float(unweighed["dev.run.precision"]) < 1.0 == float(weighed["dev.run.precision"])
+    assert weighed["dev.run.precision_lenient"] == "1.0" and weighed["dev.run.recall_used"] == "1.0"
+    runs = mlflow.MlflowClient(uri).search_runs([mlflow.get_experiment_by_name("dsminer").experiment_id],
+                                                "tags.module = 'selection'")
+    assert sorted(r.data.params["evidence_model"] for r in runs) == sorted(["none", str(program)])
+
+
 def test_fit_selection_without_enough_examples_is_one_line(tmp_path, write_run, corpus):
     run = write_run("s0-small", [], events=[{"kind": "result", "step": "names", "paper": "reef.pdf",
                                               "raw": [{"name": "ReefWatch", "kind": "dataset", "role": "used"}]}])

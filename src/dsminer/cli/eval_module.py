@@ -54,6 +54,10 @@ def eval_module(
                                                              "selection, against each --gold corpus.")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="selection: also write the scores and every dropped "
                                                                "gold dataset with its reason to this JSON file.")] = None,
+    program: Annotated[Optional[str], typer.Option("--program", help="selection: the program whose evidence model "
+                                                                     "weighs the names, as in a run with it (none: "
+                                                                     "no evidence model; default: the program a run "
+                                                                     "with this model loads).")] = None,
     config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file.")] = None,
     api_base: Annotated[Optional[str], typer.Option("--api-base", help="OpenAI-compatible endpoint.")] = None,
     model: Annotated[Optional[str], typer.Option("--model", help="Served model name.")] = None,
@@ -69,7 +73,8 @@ def eval_module(
             raise ConfigError(f"unknown module {module!r} (available: {', '.join(MODULES)})")
         if module not in ("selection", "resolution") and len(gold) != 1:
             raise ConfigError(f"eval-module {module} reads one --gold")
-        settings = load_settings(config, tracking_uri=tracking_uri, backend=backend_flags(None, api_base, model))
+        settings = load_settings(config, tracking_uri=tracking_uri, backend=backend_flags(None, api_base, model),
+                                 program=program)
         from dsminer.programs.registry import use_rankers
 
         use_rankers(settings)
@@ -105,7 +110,10 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
     from dsminer.evaluation.gold import check_gold_fits
     from dsminer.evaluation.runs import load_run
     from dsminer.programs.module_eval import recorded_answers, score_answers, score_selection
+    from dsminer.programs.registry import compiled_program
 
+    compiled = compiled_program(settings)
+    weigh = compiled.evidence_model if compiled is not None else None
     answers = recorded_answers(load_run(run, settings.tracking_uri).events) if run else None
     if answers is not None and not answers:
         raise GoldMismatchError(f"run {run} recorded no names answers (its events.jsonl has no names result)")
@@ -113,13 +121,15 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
     if answers is not None:
         check_gold_fits(list(answers), [gold for _, papers in corpora for _, gold in papers], f"run {run}")
     cap = settings.max_records_per_paper
-    scores = {label: score_selection(papers, cap, settings.context_sentences) for label, papers in corpora}
+    scores = {label: score_selection(papers, cap, settings.context_sentences, weigh) for label, papers in corpora}
     metrics = {f"{label}.{key}": float(value) for label, score in scores.items() for key, value in score.metrics().items()}
     if answers is not None:
         metrics.update({f"{label}.run.{key}": float(value) for label, papers in corpora
-                        for key, value in score_answers(papers, answers, cap).items()})
+                        for key, value in score_answers(papers, answers, cap, weigh).items()})
     details = {"metrics": metrics, "dropped": {label: score.drops for label, score in scores.items()}}
-    _log_scores(settings, "selection", len(corpora), {"gold": " ".join(specs), "cap": cap, "run": run or ""},
+    params = {"gold": " ".join(specs), "cap": cap, "run": run or "",
+              "evidence_model": str(compiled.path) if weigh is not None else "none"}
+    _log_scores(settings, "selection", len(corpora), params,
                 details, out)
     return metrics
 

@@ -16,7 +16,7 @@ from dsminer.evaluation.errors import mentions_any, name_tokens
 from dsminer.evaluation.gold import GoldDataset, GoldPaper, judge_keys, name_keys, role_verdict
 from dsminer.evaluation.sentence_gold import SentenceExample, micro_scores, score_names
 from dsminer.mentions.candidates import sentence_candidates
-from dsminer.mentions.evidence_model import NameEvidence
+from dsminer.mentions.evidence_model import EvidenceModel, NameEvidence
 from dsminer.mentions.names import count_mentions
 from dsminer.mentions.selection import Proposal, select_datasets
 from dsminer.programs.steps import STEP_TOKENS, names_inputs, proposals_of
@@ -113,18 +113,20 @@ def written_name(dataset: GoldDataset, text: str) -> str | None:
     return best if best is not None and counts[best] else None
 
 
-def score_selection(papers: Sequence[tuple[ParsedPaper, GoldPaper]], cap: int,
-                    context_sentences: int = 40) -> SelectionScore:
+def score_selection(papers: Sequence[tuple[ParsedPaper, GoldPaper]], cap: int, context_sentences: int = 40,
+                    evidence_model: EvidenceModel | None = None) -> SelectionScore:
     """`select_datasets` given each paper's used and created gold datasets that it writes as the names step's
     answer: how many it keeps, how many within `cap`, why it drops the others, and how many of them the
-    candidate finder offers and the names step's context holds. Model-free."""
+    candidate finder offers and the names step's context holds. Model-free; with an `evidence_model`, the
+    selection weighs the answer with it, as a run with its program does."""
     score = SelectionScore()
     for parsed, gold in papers:
         score.papers += 1
         written = [(dataset, name) for dataset in gold.datasets if dataset.is_used
                    for name in [written_name(dataset, parsed.text)] if name]
         proposals = [Proposal(name, "dataset", dataset.role or "used") for dataset, name in written]
-        selection = select_datasets(proposals, parsed.text, len(proposals) or 1, parsed.body_sentences())
+        selection = select_datasets(proposals, parsed.text, len(proposals) or 1, parsed.body_sentences(),
+                                    evidence_model)
         ranked = [(name_keys(d.name, d.aliases), d.role) for d in selection.chosen]
         reasons = {normalize_name(name): reason for name, reason in selection.dropped}
         inputs = names_inputs(parsed, context_sentences)
@@ -158,21 +160,23 @@ def recorded_answers(events: Sequence[dict]) -> dict[str, list[Proposal]]:
 
 
 def score_answers(papers: Sequence[tuple[ParsedPaper, GoldPaper]], answers: dict[str, list[Proposal]],
-                  cap: int) -> dict[str, float]:
+                  cap: int, evidence_model: EvidenceModel | None = None) -> dict[str, float]:
     """What the selection makes of the names answers a run recorded, against the gold: the records it would write
-    (within `cap`), their precision against the gold (any role), the recall of the used and created gold datasets
-    and the names step's role accuracy. Model-free: it re-reads a run's answers under the current selection."""
+    (within `cap`), their precision against the gold (any role) and lenient precision (a material mention the gold
+    supports counts too), the recall of the used and created gold datasets and the names step's role accuracy.
+    Model-free: it re-reads a run's answers under the current selection, weighed by `evidence_model` if given."""
     counts: Counter[str] = Counter()
     for parsed, gold in papers:
         if gold.file not in answers:
             continue
         counts["papers"] += 1
-        chosen = select_datasets(answers[gold.file], parsed.text, cap, parsed.body_sentences()).chosen
+        chosen = select_datasets(answers[gold.file], parsed.text, cap, parsed.body_sentences(), evidence_model).chosen
         found: set[str] = set()
         for dataset in chosen:
             mark, hits = judge_keys(name_keys(dataset.name, dataset.aliases), gold)
             counts["records"] += 1
             counts["correct"] += mark == "correct"
+            counts["lenient"] += mark in ("correct", "supported")
             found.update(hit.name for hit in hits)
             checked, right = role_verdict(dataset.role, hits)
             counts["role_checked"] += checked
@@ -182,7 +186,8 @@ def score_answers(papers: Sequence[tuple[ParsedPaper, GoldPaper]], answers: dict
         counts["used_recalled"] += used_recalled
     share = (lambda part, whole: round(counts[part] / counts[whole], 4) if counts[whole] else 0.0)
     return {"papers": counts["papers"], "records": counts["records"], "precision": share("correct", "records"),
-            "recall_used": share("used_recalled", "used_gold"), "role_accuracy": share("role_correct", "role_checked")}
+            "precision_lenient": share("lenient", "records"), "recall_used": share("used_recalled", "used_gold"),
+            "role_accuracy": share("role_correct", "role_checked")}
 
 
 def evidence_examples(papers: Sequence[tuple[ParsedPaper, GoldPaper]],
