@@ -65,3 +65,24 @@ def test_the_selection_drops_a_name_with_weak_evidence_and_ranks_the_rest_by_its
     assert [d.name for d in selection.chosen] == ["OrcaSet", "WhaleBank"]
     assert selection.dropped == [("Widgetron", "weak evidence (0.27)")]
     assert selection.trust["OrcaSet"] > selection.trust["WhaleBank"] > selection.trust["Widgetron"]
+
+
+def test_the_candidate_rankers_log_odds_of_a_name_are_a_feature_bounded_and_missing_when_no_phrase_is_read():
+    assert evidence(1).features()["no_phrase"] == 1.0 and evidence(1).features()["phrase_log_odds"] == 0.0
+    read = NameEvidence("ReefSet", True, 1, 3, 2, "used", phrase_log_odds=-2.5).features()
+    assert read["no_phrase"] == 0.0 and read["phrase_log_odds"] == -2.5
+    assert NameEvidence("ReefSet", True, 1, 3, 2, "used", phrase_log_odds=40.0).features()["phrase_log_odds"] == 8.0
+
+
+def test_the_selection_reads_the_best_log_odds_among_a_datasets_names():
+    sentences = ["We evaluate on the Orca Sound Set (OSS) benchmark.", "The OSS test set is small.",
+                 "Our Widgetron liked it."]
+    weights = [0.0] * len(FEATURES)
+    weights[FEATURES.index("phrase_log_odds")] = 2.0
+    model = EvidenceModel((0.0,) * len(FEATURES), (1.0,) * len(FEATURES), tuple(weights), 0.0, 0.5)
+    proposals = [Proposal("Orca Sound Set"), Proposal("OSS"), Proposal("Widgetron")]
+    scores = {"orca sound set": -1.0, "oss": 1.5, "widgetron": -3.0}
+    selection = select_datasets(proposals, " ".join(sentences), 5, sentences, model, scores)
+    (kept,) = selection.chosen
+    assert selection.evidence[kept.name].phrase_log_odds == 1.5  # the acronym's, the better of the two
+    assert selection.dropped[-1][0] == "Widgetron" and selection.dropped[-1][1].startswith("weak evidence")

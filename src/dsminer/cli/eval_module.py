@@ -220,8 +220,9 @@ def fit_selection(
     tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI.")] = None,
 ) -> None:
     """Fit the evidence model that weighs the datasets the names step decides (a logistic model over how the paper
-    writes each name and what the model said of it) on runs' recorded answers and their gold, and store it in a
-    program file with its cross-validated dev scores. Fit it on runs of the model it is for: `run --program FILE`
+    writes each name, the candidate ranker's log-odds of it refitted without its corpus, and what the model said of
+    it) on runs' recorded answers and their gold, and store it in a program file with its cross-validated dev
+    scores. A --gold corpus that no run answered still trains the refitted rankers. Fit it on runs of the model it is for: `run --program FILE`
     then uses it for that model's answers."""
     with user_errors():
         from dsminer.errors import GoldMismatchError
@@ -232,7 +233,7 @@ def fit_selection(
         from dsminer.programs.module_eval import evidence_examples, recorded_answers
 
         corpora = [read_corpus(spec) for spec in gold]
-        examples, models = [], set()
+        models, answered = set(), []
         for ref in runs:
             run = load_run(ref, tracking_uri)
             models.add(str(run.manifest.get("model")))
@@ -240,7 +241,10 @@ def fit_selection(
             if not answers:
                 raise GoldMismatchError(f"run {ref} recorded no names answers (its events.jsonl has no names result)")
             check_gold_fits(list(answers), [paper for _, papers in corpora for _, paper in papers], f"run {ref}")
-            examples += [example for _, papers in corpora for example in evidence_examples(papers, answers)]
+            answered.append(answers)
+        phrase_scores = held_out_scores(dict(corpora))
+        examples = [example for answers in answered for _, papers in corpora
+                    for example in evidence_examples(papers, answers, phrase_scores)]
         base = program or bundled_program_path()
         if base is None:
             raise ConfigError("no base program: pass --program")
@@ -254,6 +258,21 @@ def fit_selection(
     typer.echo(f"wrote {out}: {fitted['examples']} names ({fitted['datasets']} datasets), threshold "
                f"{model.threshold:.3f}; cross-validated precision {fitted['precision_cv']} recall {fitted['recall_cv']} "
                f"F1 {fitted['f1_cv']} (keeping all: precision {fitted['precision_all']})")
+
+
+def held_out_scores(corpora: dict[str, list[tuple[ParsedPaper, GoldPaper]]]) -> dict[str, dict[str, float]]:
+    """Each gold paper's phrase log-odds under the candidate ranker in use refitted (at its strength) without the
+    paper's corpus; none without a ranker."""
+    from dsminer.evidence.candidate_ranker import active_candidate_ranker
+    from dsminer.programs.candidate_fit import held_out_phrase_scores
+
+    ranker = active_candidate_ranker()
+    if ranker is None:
+        return {}
+    try:
+        return held_out_phrase_scores(corpora, float(ranker.about.get("strength") or 0.03))
+    except ValueError as exc:
+        raise ConfigError(f"too few examples to refit the candidate ranker without each corpus ({exc})") from None
 
 
 FIT_GOLD_HELP = ("Papers whose datasets are known: a gold JSONL file with its PDFs in pdfs/ beside it, optionally "

@@ -288,6 +288,17 @@ def offer_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int
     return list(wholes.values())
 
 
+def phrase_log_odds(paper: ParsedPaper, ranker: CandidateRanker | None = None,
+                    phrases: Sequence[Phrase] | None = None) -> dict[str, float]:
+    """The ranker's (`ranker`, else the active one) log-odds of each name-shaped phrase of the paper, by case-folded
+    phrase: how likely the paper's writing makes it a dataset. Empty with no ranker."""
+    ranker = ranker or active_candidate_ranker()
+    if ranker is None:
+        return {}
+    phrases = phrases if phrases is not None else paper_phrases(paper, cue_sources(paper))
+    return {phrase.name.casefold(): ranker.score(phrase.features) for phrase in phrases}
+
+
 # The ranker the candidate finder reads.
 _CANDIDATE_RANKER = ScorerSlot(CandidateRanker, CANDIDATE_RANKER_FILE)
 use_candidate_ranker = _CANDIDATE_RANKER.use

@@ -15,12 +15,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 FEATURES = ("said_dataset", "data_sentences", "mentions", "body_share", "acronym", "lower_case", "words", "digit",
-            "role_created", "role_mentioned")
+            "role_created", "role_mentioned", "phrase_log_odds", "no_phrase")
+LOG_ODDS_BOUND = 8.0  # a phrase's log-odds is read within +-this
 
 
 @dataclass(frozen=True)
 class NameEvidence:
-    """What the paper and the names step say of one dataset (its display name and aliases, merged)."""
+    """What the paper and the names step say of one dataset (its display name and aliases, merged): `phrase_log_odds`
+    is the candidate ranker's log-odds that the phrase is a dataset, read from how the paper writes it and the words
+    around it (the best of its names; None when none is a phrase the ranker reads)."""
 
     name: str
     said_dataset: bool
@@ -28,6 +31,7 @@ class NameEvidence:
     mentions: int
     body_mentions: int
     role: str
+    phrase_log_odds: float | None = None
 
     def features(self) -> dict[str, float]:
         words = self.name.split()
@@ -42,6 +46,9 @@ class NameEvidence:
             "digit": float(any(c.isdigit() for c in self.name)),
             "role_created": float(self.role == "created"),
             "role_mentioned": float(self.role == "mentioned"),
+            "phrase_log_odds": (max(-LOG_ODDS_BOUND, min(LOG_ODDS_BOUND, self.phrase_log_odds))
+                                if self.phrase_log_odds is not None else 0.0),
+            "no_phrase": float(self.phrase_log_odds is None),
         }
 
 

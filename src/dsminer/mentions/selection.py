@@ -7,7 +7,7 @@ retries and memory. Model-free.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from dsminer.document.text import is_table_row_text, name_pattern
@@ -326,7 +326,8 @@ def is_dataset(proposal: Proposal, sentences: Sequence[str]) -> bool:
 
 
 def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, sentences: Sequence[str],
-                    evidence_model: EvidenceModel | None = None) -> Selection:
+                    evidence_model: EvidenceModel | None = None,
+                    phrase_scores: Mapping[str, float] | None = None) -> Selection:
     """The paper's datasets from the proposals: the model decides, the paper's words ground and rank.
 
     - only datasets (see `is_dataset`), cleaned against the text, without what evidence says is something else:
@@ -336,10 +337,11 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
       `written_as_author`), runs of a table's column labels;
     - merged with their aliases;
     - with an `evidence_model` (fitted for the model that answered), a dataset whose evidence gives it a probability
-      under the model's threshold is dropped, and the rest are ranked by that probability; without one, they are
-      ranked by whether a sentence writes them as data, then created, used, mentioned (a "created" role stands only
-      where a sentence naming the dataset says the paper makes it), then by how many sentences write them as data,
-      then by mentions; cut to `cap`.
+      under the model's threshold is dropped, and the rest are ranked by that probability (`phrase_scores`, the
+      candidate ranker's log-odds of the paper's phrases by case-folded phrase, is one of its features); without
+      one, they are ranked by whether a sentence writes them as data, then created, used, mentioned (a "created"
+      role stands only where a sentence naming the dataset says the paper makes it), then by how many sentences
+      write them as data, then by mentions; cut to `cap`.
     """
     selection = Selection()
     kept, pieces, said = _grounded_names(proposals, paper_text, sentences, selection)
@@ -353,8 +355,10 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
         if support == 0 and is_table_header(dataset, sentences):
             selection.dropped.append((dataset.name, "table header"))
             continue
+        scores = [phrase_scores[m.casefold()] for m in members if m.casefold() in (phrase_scores or {})]
         evidence = NameEvidence(dataset.name, any(normalize_name(m) in said for m in members), support,
-                                dataset.mentions, sum(count_mentions(m, body) for m in members), dataset.role)
+                                dataset.mentions, sum(count_mentions(m, body) for m in members), dataset.role,
+                                max(scores) if scores else None)
         selection.evidence[dataset.name] = evidence
         if evidence_model is not None:
             trust = selection.trust[dataset.name] = round(evidence_model.probability(evidence), 4)

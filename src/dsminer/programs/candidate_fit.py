@@ -115,3 +115,21 @@ def fit_candidate_ranker(corpora: Mapping[str, Corpus], strengths: Sequence[floa
              "held_out_by_strength": {str(strength): share(*[sum(column) for column in zip(*by.values())][:2])
                                       for strength, by in shares.items()}}
     return CandidateRanker(ranker.weights, ranker.intercept, about)
+
+
+def held_out_phrase_scores(corpora: Mapping[str, Corpus], strength: float,
+                           min_papers: int = MIN_PAPERS) -> dict[str, dict[str, float]]:
+    """Each paper's phrase log-odds (by case-folded phrase, as `phrase_log_odds` gives them) under a ranker fitted
+    at `strength` without the paper's corpus (with one corpus, without its fifth of the papers), by paper file: what
+    a model that weighs those log-odds is fitted on, so that it learns how far they hold on papers the ranker did
+    not see, as on a run's papers."""
+    parts = {label: [ReadPaper.read(paper, gold) for paper, gold in papers]
+             for label, papers in held_out_parts(corpora).items()}
+    labelled = {label: [(read.labelled(), read.gold) for read in papers] for label, papers in parts.items()}
+    scores: dict[str, dict[str, float]] = {}
+    for held, papers in parts.items():
+        ranker = fit([item for label, items in labelled.items() if label != held for item in items], strength,
+                     min_papers)
+        for read in papers:
+            scores[read.gold.file] = {phrase.name.casefold(): ranker.score(phrase.features) for phrase in read.phrases}
+    return scores

@@ -5,7 +5,7 @@ datasets as the names step's answer."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,7 +19,7 @@ from dsminer.mentions.candidates import sentence_candidates
 from dsminer.mentions.evidence_model import EvidenceModel, NameEvidence
 from dsminer.mentions.names import count_mentions
 from dsminer.mentions.selection import Proposal, select_datasets
-from dsminer.programs.steps import STEP_TOKENS, names_inputs, proposals_of
+from dsminer.programs.steps import STEP_TOKENS, evidence_phrase_scores, names_inputs, proposals_of
 from dsminer.schema import normalize_name
 from dsminer.signatures import ClassifyDatasetNames
 
@@ -126,7 +126,7 @@ def score_selection(papers: Sequence[tuple[ParsedPaper, GoldPaper]], cap: int, c
                    for name in [written_name(dataset, parsed.text)] if name]
         proposals = [Proposal(name, "dataset", dataset.role or "used") for dataset, name in written]
         selection = select_datasets(proposals, parsed.text, len(proposals) or 1, parsed.body_sentences(),
-                                    evidence_model)
+                                    evidence_model, evidence_phrase_scores(parsed, evidence_model))
         ranked = [(name_keys(d.name, d.aliases), d.role) for d in selection.chosen]
         reasons = {normalize_name(name): reason for name, reason in selection.dropped}
         inputs = names_inputs(parsed, context_sentences)
@@ -170,7 +170,8 @@ def score_answers(papers: Sequence[tuple[ParsedPaper, GoldPaper]], answers: dict
         if gold.file not in answers:
             continue
         counts["papers"] += 1
-        chosen = select_datasets(answers[gold.file], parsed.text, cap, parsed.body_sentences(), evidence_model).chosen
+        chosen = select_datasets(answers[gold.file], parsed.text, cap, parsed.body_sentences(), evidence_model,
+                                 evidence_phrase_scores(parsed, evidence_model)).chosen
         found: set[str] = set()
         for dataset in chosen:
             mark, hits = judge_keys(name_keys(dataset.name, dataset.aliases), gold)
@@ -190,15 +191,18 @@ def score_answers(papers: Sequence[tuple[ParsedPaper, GoldPaper]], answers: dict
             "role_accuracy": share("role_correct", "role_checked")}
 
 
-def evidence_examples(papers: Sequence[tuple[ParsedPaper, GoldPaper]],
-                      answers: dict[str, list[Proposal]]) -> list[tuple[NameEvidence, bool]]:
+def evidence_examples(papers: Sequence[tuple[ParsedPaper, GoldPaper]], answers: dict[str, list[Proposal]],
+                      phrase_scores: Mapping[str, Mapping[str, float]] | None = None,
+                      ) -> list[tuple[NameEvidence, bool]]:
     """Every dataset the selection keeps (with no cap and no evidence model) from a run's recorded names answers,
-    with its evidence and whether the gold holds it (a gold dataset, or a material mention the gold supports)."""
+    with its evidence and whether the gold holds it (a gold dataset, or a material mention the gold supports).
+    `phrase_scores`: each paper's phrase log-odds by file (see `held_out_phrase_scores`)."""
     examples = []
     for parsed, gold in papers:
         if gold.file not in answers:
             continue
-        selection = select_datasets(answers[gold.file], parsed.text, 1000, parsed.body_sentences())
+        selection = select_datasets(answers[gold.file], parsed.text, 1000, parsed.body_sentences(),
+                                    phrase_scores=(phrase_scores or {}).get(gold.file))
         for dataset in selection.chosen:
             mark, _ = judge_keys(name_keys(dataset.name, dataset.aliases), gold)
             examples.append((selection.evidence[dataset.name], mark in ("correct", "supported")))

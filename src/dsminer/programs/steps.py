@@ -12,7 +12,7 @@ import dspy
 
 from dsminer.document.pdf import ParsedPaper
 from dsminer.events import EventLog
-from dsminer.evidence.candidate_ranker import offer_candidates
+from dsminer.evidence.candidate_ranker import offer_candidates, phrase_log_odds
 from dsminer.evidence.context import CONTEXT_CHARS, build_paper_context
 from dsminer.evidence.records import DatasetDetails, refs_from_metadata
 from dsminer.faults import StepFailure, current_guard
@@ -85,13 +85,19 @@ def proposals_of(prediction: dspy.Prediction | None) -> list[Proposal]:
 def choose_datasets(paper: ParsedPaper, proposals: Sequence[Proposal], cap: int, events: EventLog,
                     evidence_model: EvidenceModel | None = None, **fields: Any) -> Selection:
     """The paper's datasets from all proposals so far, by the shared selection, with a result event."""
-    selection = select_datasets(proposals, paper.text, cap, paper.body_sentences(), evidence_model)
+    selection = select_datasets(proposals, paper.text, cap, paper.body_sentences(), evidence_model,
+                                evidence_phrase_scores(paper, evidence_model))
     events.emit("result", paper=paper.file_name, step="names",
                 raw=[{"name": p.name, "kind": p.kind, "role": p.role} for p in proposals],
                 kept=[d.name for d in selection.chosen], capped=[d.name for d in selection.capped],
                 dropped=[{"name": name, "reason": reason} for name, reason in selection.dropped],
                 **({"trust": selection.trust} if selection.trust else {}), **fields)
     return selection
+
+
+def evidence_phrase_scores(paper: ParsedPaper, evidence_model: EvidenceModel | None) -> dict[str, float] | None:
+    """The candidate ranker's log-odds of the paper's phrases, which the evidence model reads; None without one."""
+    return phrase_log_odds(paper) if evidence_model is not None else None
 
 
 def details_of(prediction: dspy.Prediction | None) -> DatasetDetails:

@@ -49,6 +49,7 @@ from dsminer.programs.steps import (
     METADATA_CHARS,
     candidate_names_of,
     details_of,
+    evidence_phrase_scores,
     proposals_of,
     refs_of,
     run_step,
@@ -242,6 +243,7 @@ class NamesStep(ModelStep):
         super().__init__(predictor)
         self.max_records = max_records
         self.evidence_model: EvidenceModel | None = None
+        self._phrase_scores: dict[str, dict[str, float] | None] = {}  # by paper, for the evidence model
 
     def act(self, view: PaperView, params: StepInput, events: EventLog) -> list[Proposal] | None:
         """A first attempt reads the workflow's context; a retry reads the new evidence it was given, with the
@@ -263,7 +265,11 @@ class NamesStep(ModelStep):
     def merge(self, view: PaperView, state: FoundNames, new: list[Proposal] | None) -> FoundNames:
         """The decisions of all attempts, through the selection every condition shares."""
         raw = (*state.raw, *(new or []))
-        return FoundNames(raw, select_datasets(raw, view.paper.text, self.max_records, view.body, self.evidence_model))
+        paper = view.paper
+        if paper.file_name not in self._phrase_scores:
+            self._phrase_scores = {paper.file_name: evidence_phrase_scores(paper, self.evidence_model)}
+        return FoundNames(raw, select_datasets(raw, paper.text, self.max_records, view.body, self.evidence_model,
+                                               self._phrase_scores[paper.file_name]))
 
     def check(self, view: PaperView, params: StepInput, state: FoundNames,
               latest: list[Proposal] | None) -> Reflection:
