@@ -202,6 +202,12 @@ def test_a_kind_of_data_is_not_a_dataset_unless_it_is_the_only_name_of_one(name,
     ("Okoye", "the chronogram store (Marlow, Okoye, & Finch, 2006) holds 4k studies", "author"),
     ("Okoye", "the benchmarks (Marlow, Okoye, Kelp, and Finch 2019)", "author"),
     ("Reefset", "trained on (Kelp, Reefset, and Coral 2015 releases)", None),
+    ("Marlow", "the reef treebank (Marlow and McKinnon, 2012)", "author"),
+    ("DeVries", "the coral corpus (Okoye & DeVries, 2016)", "author"),
+    ("Marlow & Finch", "the dialog dataset (Marlow & Finch, 2016) has 5 tasks", "author"),
+    ("Marlow and Finch", "as in Marlow and Finch (2005), we count", "author"),
+    ("KELP & ORCA", "results on KELP & ORCA (2016 release)", None),
+    ("Marlow & Finch", "the Marlow & Finch reef survey holds 4k dives", None),
 ])
 def test_written_as_author(name, text, code):
     from dsminer.mentions.names import written_as_author

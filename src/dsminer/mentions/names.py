@@ -42,7 +42,8 @@ MAX_NAME_WORDS = 8
 POSSESSIVE = re.compile(r"['\u2019]s$")  # "AG's": the start of a name ("AG's News"), not a name
 _YEAR = r"(?:19|20)\d\d[a-z]?"
 _CITATION = re.compile(rf"\bet\s+al\b|\(\s*{_YEAR}\s*\)|\b[A-Z][a-z]+,\s+{_YEAR}\b")
-_SURNAME = r"[A-Z][a-z'\u2019-]+"  # a co-author after "and": capitalised, then lower case ("Lee", not "COCO")
+# a co-author after "and": capitalised, then lower case ("Lee", not "COCO"), after a prefix ("McDonald", "DeNero")
+_SURNAME = r"(?:Mc|Mac|De|Di|Du|La|Le|O['\u2019])?[A-Z][a-z'\u2019-]+"
 _CITED_YEAR = rf"(?:\s*,\s*|\s*\(\s*){_YEAR}\s*[),;]"  # ", 2005)" or " (2005)"
 _TOOL_SUFFIX = re.compile(
     r"\b(?:library|libraries|toolkit|toolbox|framework|api|apis|platform|package|software|website|web ?site|"
@@ -328,8 +329,11 @@ def written_as_model(name: str, text: str) -> tuple[str, str] | None:
 def written_as_author(name: str, text: str) -> tuple[str, str] | None:
     """Why the one-word `name` is an author's surname: the text cites it ("X et al.", "X and Y (2005)", "Y and X,
     2005", "(A, B, and X 2015)", "(A, X, & B, 2006)"). A dataset's name is not followed by "et al." nor by a
-    co-author and a year."""
+    co-author and a year. Likewise two surnames joined, cited with a year ("X & Y" of "(X & Y, 2016)")."""
     word = name.strip()
+    pair = re.fullmatch(rf"{_SURNAME}\s+(?:and|&)\s+{_SURNAME}", word)
+    if pair and re.search(rf"\b{re.escape(word)}{_CITED_YEAR}", text):
+        return "author", f"{name!r} is cited as two authors, not a dataset"
     if " " in word or not word:
         return None
     w = re.escape(word)
