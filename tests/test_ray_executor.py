@@ -103,7 +103,8 @@ def test_a_paper_whose_worker_dies_on_every_attempt_fails_with_the_reason_and_a_
         result = run_in(corpus, fake, "--executor", "ray", "--workers", "2")
     assert killed and result.exit_code == 2, result.output
     failed = [row for row in papers().values() if row["status"] == "failed"]
-    assert len(failed) == 1 and failed[0]["reason"].startswith("ray task failed")
+    # one worker is killed; now and then (seen on 2 cores under load) Ray reports the task beside it crashed too
+    assert 1 <= len(failed) <= 2 and all(row["reason"].startswith("ray task failed") for row in failed), failed
     with FakeOpenAI(default=scripted) as fake:
         assert run_in(corpus, fake, "--executor", "ray", "--workers", "2").exit_code == 0
     assert len(records()) == 6 and {row["status"] for row in papers().values()} == {"ok"}
