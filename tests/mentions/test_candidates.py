@@ -243,3 +243,17 @@ def test_a_name_spelled_out_before_its_acronym_offers_both(make_pdf):
 def test_a_source_verb_is_read_case_blind_and_a_name_is_not():
     assert data_support(["Beta"], ["Counts were Obtained from the ReefBase and Beta registries."]) == 1
     assert data_support(["Beta"], ["Values obtained from plain words and Beta follow."]) == 0
+
+
+@pytest.mark.parametrize("name, text, common", [
+    ("Synthetic", "We add synthetic data to the Synthetic dataset.", True),
+    ("Results", "Results. The results of Table 2 improve.", True),
+    ("RESULTS", "4 RESULTS\nThe results of Table 2 improve.", True),
+    ("Results", "Results. Table 2 holds them.", False),  # never written in lower case: left to the other checks
+    ("Reefset", "The Reefset corpus and the reefset loader.", True),
+    ("ReefBank", "The ReefBank corpus and the reefbank loader.", False),  # CamelCase is a name's shape
+])
+def test_written_lower_is_a_word_or_heading_the_text_also_writes_in_lower_case(name, text, common):
+    from dsminer.mentions.candidates import written_lower
+
+    assert written_lower(name, text) is common

@@ -320,8 +320,10 @@ def data_support(names: Sequence[str], sentences: Sequence[str]) -> int:
 
 def written_lower(name: str, text: str) -> bool:
     """Whether a one-word name with one capital is an English word the text also writes in lower case ("Synthetic"
-    of "Synthetic dataset" when the paper writes "synthetic data")."""
-    if not is_word_name(name) or is_name_shaped(name):
+    of "Synthetic dataset" when the paper writes "synthetic data"), or a section's heading word the text writes so
+    ("Results", "RESULTS")."""
+    heading = _SECTION_WORDS.match(name.strip(" .")) is not None
+    if not (is_word_name(name) or heading) or is_name_shaped(name):
         return False
     return re.search(rf"\b{re.escape(name.lower())}\b", text) is not None
 
