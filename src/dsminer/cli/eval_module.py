@@ -129,8 +129,7 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
     details = {"metrics": metrics, "dropped": {label: score.drops for label, score in scores.items()}}
     params = {"gold": " ".join(specs), "cap": cap, "run": run or "",
               "evidence_model": str(compiled.path) if weigh is not None else "none"}
-    _log_scores(settings, "selection", len(corpora), params,
-                details, out)
+    _log_scores(settings, "selection", len(corpora), params, details, out)
     return metrics
 
 
@@ -222,8 +221,8 @@ def fit_selection(
     """Fit the evidence model that weighs the datasets the names step decides (a logistic model over how the paper
     writes each name, the candidate ranker's log-odds of it refitted without its corpus, and what the model said of
     it) on runs' recorded answers and their gold, and store it in a program file with its cross-validated dev
-    scores. A --gold corpus that no run answered still trains the refitted rankers. Fit it on runs of the model it is for: `run --program FILE`
-    then uses it for that model's answers."""
+    scores. A --gold corpus that no run answered still trains the refitted rankers. Fit it on runs of the model it
+    is for: `run --program FILE` then uses it for that model's answers."""
     with user_errors():
         from dsminer.errors import GoldMismatchError
         from dsminer.evaluation.gold import check_gold_fits
