@@ -18,6 +18,7 @@ from dsminer.evidence.candidate_ranker import (
     active_candidate_ranker,
     offer_candidates,
     paper_phrases,
+    phrase_log_odds,
 )
 from dsminer.mentions.candidates import MAX_CANDIDATES, cue_sources
 from dsminer.programs.module_eval import written_name
@@ -92,9 +93,7 @@ def fit_candidate_ranker(corpora: Mapping[str, Corpus], strengths: Sequence[floa
     """The ranker fitted on every corpus, at the strength whose held-out rankers offer the most used and created gold
     datasets (at equal counts, whose offered names most often name a gold dataset); `about` gives each held-out
     part's share at that strength, and the finder's as it runs beside it."""
-    parts = {label: [ReadPaper.read(paper, gold) for paper, gold in papers]
-             for label, papers in held_out_parts(corpora).items()}
-    labelled = {label: [(read.labelled(), read.gold) for read in papers] for label, papers in parts.items()}
+    parts, labelled = read_parts(corpora)
     shares: dict[float, dict[str, tuple[int, int, int, int]]] = {}
     for strength in strengths:
         shares[strength] = {}
@@ -123,13 +122,19 @@ def held_out_phrase_scores(corpora: Mapping[str, Corpus], strength: float,
     at `strength` without the paper's corpus (with one corpus, without its fifth of the papers), by paper file: what
     a model that weighs those log-odds is fitted on, so that it learns how far they hold on papers the ranker did
     not see, as on a run's papers."""
-    parts = {label: [ReadPaper.read(paper, gold) for paper, gold in papers]
-             for label, papers in held_out_parts(corpora).items()}
-    labelled = {label: [(read.labelled(), read.gold) for read in papers] for label, papers in parts.items()}
+    parts, labelled = read_parts(corpora)
     scores: dict[str, dict[str, float]] = {}
     for held, papers in parts.items():
         ranker = fit([item for label, items in labelled.items() if label != held for item in items], strength,
                      min_papers)
         for read in papers:
-            scores[read.gold.file] = {phrase.name.casefold(): ranker.score(phrase.features) for phrase in read.phrases}
+            scores[read.gold.file] = phrase_log_odds(read.paper, ranker, read.phrases)
     return scores
+
+
+def read_parts(corpora: Mapping[str, Corpus]) -> tuple[dict[str, list[ReadPaper]],
+                                                        dict[str, list[tuple[Labelled, GoldPaper]]]]:
+    """The parts held out in turn (`held_out_parts`), each paper read once, and each part's labelled phrases."""
+    parts = {label: [ReadPaper.read(paper, gold) for paper, gold in papers]
+             for label, papers in held_out_parts(corpora).items()}
+    return parts, {label: [(read.labelled(), read.gold) for read in papers] for label, papers in parts.items()}
