@@ -92,6 +92,8 @@ def scripted(body: dict) -> tuple[int, dict]:
     tool = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema", {}).get("properties", {})
     if "tool" in tool:  # the S2 planner: the last tool its schema allows
         return 200, chat_reply(chat_fields(tool=tool["tool"]["enum"][-1], reason="scripted choice"))
+    if "Answer with one word" in prompt:  # the check step: one word, no JSON
+        return 200, chat_reply("dataset")
     if "NameDecision" in prompt:
         return 200, chat_reply(chat_fields(names=[{"name": "ReefCount-3k", "kind": "dataset", "role": "used"}]))
     if "data_fields" in prompt:

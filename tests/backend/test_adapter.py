@@ -47,3 +47,22 @@ def test_every_list_output_is_bounded(signature, fields):
 def test_the_setting_chooses_the_adapter(adapter, response_schema, kind):
     built = build_adapter(Settings(adapter=adapter, backend={"response_schema": response_schema}))
     assert type(built) is kind
+
+
+def test_one_word_adapter_asks_about_the_name_in_one_message_and_reads_the_first_kind_word():
+    from dspy.utils.exceptions import AdapterParseError
+
+    from dsminer.backend.adapter import OneWordAdapter
+    from dsminer.signatures import CheckDatasetName
+
+    adapter = OneWordAdapter()
+    (message,) = adapter.format(CheckDatasetName, [], {"text": "We used the {X} cohort.", "name": "Q{1}"})
+    assert message["role"] == "user"
+    assert message["content"] == ("Text from a research paper:\nWe used the {X} cohort.\n\n"
+                                  'In this text, what is "Q{1}"? Answer with one word: dataset, method, model, '
+                                  "software, metric, task, organisation, measurement, setting or other.")
+    assert adapter.parse(CheckDatasetName, " Software.") == {"kind": "software"}
+    assert adapter.parse(CheckDatasetName, "It is a dataset") == {"kind": "dataset"}
+    assert adapter.parse(CheckDatasetName, "organis") == {"kind": "organisation"}  # cut by the output budget
+    with pytest.raises(AdapterParseError):
+        adapter.parse(CheckDatasetName, "Q1")

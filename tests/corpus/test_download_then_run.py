@@ -39,7 +39,7 @@ def test_downloaded_metadata_is_used_without_a_metadata_call(fake_site, tmp_path
         prompts = [json.dumps(request["messages"]) for request in fake.requests]
     assert result.exit_code == 0, result.output
     assert not any('"title"' in prompt and "first_page" in prompt for prompt in prompts)
-    assert len(prompts) == 4  # names and details per paper, no metadata step
+    assert len(prompts) == 6  # names, check and details per paper, no metadata step
     records = [json.loads(line) for line in Path("run/results.jsonl").read_text().splitlines()]
     by_title = {record["paper_refs"]["title"]: record["paper_refs"] for record in records}
     assert set(by_title) == {paper.title for paper in papers}

@@ -126,3 +126,16 @@ def test_unread_context_reads_running_text_not_headers_or_figure_labels(make_pdf
     unread = unread_context(parse_pdf(make_pdf("p.pdf", [text])), set(), set())
     assert unread is not None
     assert unread.text == "[p1] Ages were taken from the TimeTree resource for all species in the tree."
+
+
+def test_name_sentence_prefers_the_one_writing_the_name_as_data_and_cuts_around_the_name(make_pdf):
+    from dsminer.evidence.context import name_sentence
+
+    long_tail = " ".join(f"word{i}" for i in range(80))
+    text = ("We ran OrcaTool on every clip. Our recordings come from the OrcaSet-5 archive, " + long_tail + ". "
+            "Later OrcaTool again.\n\nReferences\n\n[1] The OrcaTool archive paper.")
+    paper = parse_pdf(make_pdf("n.pdf", [text]))
+    assert name_sentence(paper, ["OrcaTool"]) == "We ran OrcaTool on every clip."  # the reference list is not read
+    cut = name_sentence(paper, ["OrcaSet-5"], max_chars=60)
+    assert "OrcaSet-5 archive" in cut and len(cut) <= 60
+    assert name_sentence(paper, ["Absent"]) == ""

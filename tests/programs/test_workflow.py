@@ -3,6 +3,7 @@ from dspy.utils import DummyLM
 
 from dsminer.document.pdf import parse_pdf
 from dsminer.events import EventLog, recording
+from dsminer.programs.steps import NameCheck
 from dsminer.programs.workflow import WorkflowExtractor
 from dsminer.schema import DatasetRecord, PaperRefs
 
@@ -22,12 +23,30 @@ def decisions(*items: tuple[str, str, str]) -> dict:
     return {"names": [{"name": name, "kind": kind, "role": role} for name, kind, role in items]}
 
 
-def run_s0(paper_pdf, answers, supplied=None, max_records=5):
+class ReadAs(dspy.Module):
+    """The check step answered from a table (a name not in it reads as a dataset) without the LM, for the tests of
+    the other steps; `asked` lists the names in the order checked."""
+
+    def __init__(self, reads: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.reads = reads or {}
+        self.asked: list[str] = []
+
+    def forward(self, text: str, name: str, config=None) -> dspy.Prediction:
+        self.asked.append(name)
+        return dspy.Prediction(kind=self.reads.get(name, "dataset"))
+
+
+def run_s0(paper_pdf, answers, supplied=None, max_records=5, check=None):
+    """S0 on the paper with scripted answers; the check step is `check`, by default one that reads every name as a
+    dataset without a call (`ReadAs`)."""
     lm = DummyLM(answers)
     events = EventLog()
+    extractor = WorkflowExtractor(max_records=max_records)
+    extractor.check = ReadAs() if check is None else check
     with dspy.context(lm=lm):
         with recording(events):
-            records = WorkflowExtractor(max_records=max_records)(paper=parse_pdf(paper_pdf), supplied=supplied).records
+            records = extractor(paper=parse_pdf(paper_pdf), supplied=supplied).records
     return records, lm, events
 
 
@@ -43,6 +62,42 @@ def test_one_call_per_step_and_per_dataset(paper_pdf):
     assert all(isinstance(r, DatasetRecord) for r in records)
     assert records[0].paper_refs.title == "Learning to Count Reef Fish"
     assert records[0].paper_refs.year is None and records[0].paper_refs.is_fellow is None
+
+
+def test_a_name_the_check_reads_as_something_else_gives_its_place_to_the_next(paper_pdf):
+    check = ReadAs({"ReefCount-3k": "software"})
+    records, lm, events = run_s0(paper_pdf, [METADATA, names("ReefCount-3k", "KelpScenes"), details()], max_records=1,
+                                 check=check)
+    assert [r.name for r in records] == ["KelpScenes"] and len(lm.history) == 3  # no detail call for the software
+    assert check.asked == ["ReefCount-3k", "KelpScenes"]
+    dropped = [e for e in events.events if e["kind"] == "dropped" and e["step"] == "check"]
+    assert [(e["dataset"], e["reason"]) for e in dropped] == [("ReefCount-3k", "read as software")]
+
+
+def test_the_check_asks_the_model_about_one_name_in_its_sentence(paper_pdf):
+    answers = [METADATA, names("KelpScenes"), {"kind": "organisation"}]
+    records, lm, events = run_s0(paper_pdf, answers, check=NameCheck())
+    assert records == [] and len(lm.history) == 3
+    prompt = user_prompt(lm.history[2])
+    assert 'what is "KelpScenes"?' in prompt and "on the ReefCount-3k dataset and on the KelpScenes corpus" in prompt
+    assert "Answer with one word: dataset, method" in prompt and len(lm.history[2]["messages"]) == 1
+    read = [e for e in events.events if e["kind"] == "result" and e["step"] == "check"]
+    assert [(e["dataset"], e["read_as"]) for e in read] == [("KelpScenes", "organisation")]
+
+
+def test_a_check_answer_that_is_no_kind_keeps_the_name_and_the_paper_whole(paper_pdf):
+    answers = [METADATA, names("KelpScenes"), {"kind": "KelpScenes"}, details()]
+    records, _, events = run_s0(paper_pdf, answers, check=NameCheck())
+    assert [r.name for r in records] == ["KelpScenes"]
+    assert events.counts["parse_failed"] == 0 and events.counts["step_failed"] == 0
+    assert [e["read_as"] for e in events.events if e["kind"] == "result" and e["step"] == "check"] == [None]
+
+
+def test_without_the_check_no_check_call_is_made(paper_pdf):
+    lm = DummyLM([METADATA, names("ReefCount-3k"), details()])
+    with dspy.context(lm=lm), recording(EventLog()):
+        records = WorkflowExtractor(check_names=False)(paper=parse_pdf(paper_pdf)).records
+    assert [r.name for r in records] == ["ReefCount-3k"] and len(lm.history) == 3
 
 
 def test_names_step_is_offered_the_candidates_found_by_code(paper_pdf):

@@ -11,11 +11,13 @@ from __future__ import annotations
 import copy
 import functools
 import logging
+import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 import dspy
 from dspy.adapters.json_adapter import _get_structured_outputs_response_format
+from dspy.utils.exceptions import AdapterParseError
 
 from dsminer.config import Settings
 
@@ -80,6 +82,47 @@ class SchemaJSONAdapter(dspy.JSONAdapter):
         except Exception as exc:  # noqa: BLE001  (a signature DSPy cannot express as a schema)
             log.debug("no schema for %s (%s); asking for a JSON object", signature.__name__, exc)
             lm_kwargs["response_format"] = {"type": "json_object"}
+
+
+class OneWordAdapter(dspy.Adapter):
+    """One short user message for a signature whose one output is a choice of words (a `Literal`), and the
+    answer's first word as that choice.
+
+    The message holds each input the instruction does not name, as its description and its value, then the
+    instruction with the named inputs written in ("what is "{name}"?") and the choices: no system message and no
+    JSON, about 110 tokens around one sentence. The answer is the first of its words that is a choice (or begins one,
+    where the answer ends); an answer with none is a parse failure."""
+
+    _WORD = re.compile(r"[A-Za-z]+")
+
+    def format(self, signature: type[dspy.Signature], demos: list[dict[str, Any]],
+               inputs: dict[str, Any]) -> list[dict[str, Any]]:
+        instruction = signature.instructions
+        shown = [f"{field.json_schema_extra.get('desc') or name}:\n{inputs[name]}"
+                 for name, field in signature.input_fields.items() if "{" + name + "}" not in instruction]
+        question = instruction.format(**{name: inputs[name] for name in signature.input_fields})
+        choices = self._choices(signature)
+        listed = ", ".join(choices[:-1]) + f" or {choices[-1]}" if len(choices) > 1 else choices[0]
+        return [{"role": "user", "content": "\n\n".join([*shown, f"{question} Answer with one word: {listed}."])}]
+
+    def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:
+        (name,) = signature.output_fields
+        choices = self._choices(signature)
+        words = [word.casefold() for word in self._WORD.findall(completion or "")]
+        for position, word in enumerate(words):
+            last = position == len(words) - 1  # the answer may end inside its word
+            choice = next((c for c in choices if c == word or (last and len(word) >= 2 and c.startswith(word))), None)
+            if choice is not None:
+                return {name: choice}
+        raise AdapterParseError(type(self).__name__, signature, completion, "the answer names none of the choices")
+
+    @staticmethod
+    def _choices(signature: type[dspy.Signature]) -> list[str]:
+        (field,) = signature.output_fields.values()
+        choices = [str(choice) for choice in get_args(field.annotation)]
+        if not choices:
+            raise TypeError(f"{signature.__name__}: its one output must be a Literal of words")
+        return choices
 
 
 def build_adapter(settings: Settings) -> dspy.Adapter:

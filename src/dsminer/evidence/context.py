@@ -14,7 +14,7 @@ from dsminer.document.tables import TableText
 from dsminer.document.text import name_pattern, within_budget
 from dsminer.evidence.ranking import SentenceRanker, active_ranker, paper_sentences
 from dsminer.mentions.cues import cue_anchor, keyword_matches, score_sentence
-from dsminer.mentions.lexicon import FUNCTION_WORDS, GENERIC_MODIFIERS, GENERIC_NAMES
+from dsminer.mentions.lexicon import DATA_NOUN_WORDS, FUNCTION_WORDS, GENERIC_MODIFIERS, GENERIC_NAMES
 
 MAX_URLS = 8
 MAX_SENTENCE_CHARS = 400
@@ -22,6 +22,8 @@ CONTEXT_CHARS = 4000  # about 1,000 tokens: sentences and tables together
 TABLE_CHARS = 1100
 EVIDENCE_CHARS = 700
 EVIDENCE_MENTIONS = 3
+NAME_SENTENCE_CHARS = 240  # about 55 tokens: the one sentence the check step reads
+_DATA_WORD = re.compile(rf"\b(?:data|{DATA_NOUN_WORDS})\b", re.I)
 SENTENCES_CHARS = 6000  # about 1,500 tokens: sentences alone, when a caller gives no budget
 KEYWORD_WEIGHT = 3.0  # log-odds a caller's extra keyword adds to a sentence: an agent's retry reads them first
 SECTION_BONUS = 2.0  # a cued sentence in a data, experiment or evaluation section
@@ -239,6 +241,19 @@ def dataset_evidence(paper: ParsedPaper, names: Sequence[str], max_chars: int = 
     """What the paper says about one dataset: its first mentions outside the reference list, each with the
     sentence after it, then the table lines that name it; about `max_chars`."""
     return "\n".join(within_budget(dataset_lines(paper, names, EVIDENCE_MENTIONS), max_chars, keep_first=True))
+
+
+def name_sentence(paper: ParsedPaper, names: Sequence[str], max_chars: int = NAME_SENTENCE_CHARS) -> str:
+    """The sentence that best shows what a name is: the first body sentence writing it beside a data word, else
+    the first writing it; cut to about `max_chars` around the name. Empty when no body sentence writes it."""
+    written = [(sentence, name) for sentence in paper.body_sentences() for name in names if name and name in sentence]
+    if not written:
+        return ""
+    sentence, name = next(((s, n) for s, n in written if _DATA_WORD.search(s)), written[0])
+    if len(sentence) <= max_chars:
+        return sentence
+    start = max(0, min(sentence.index(name) - max_chars // 3, len(sentence) - max_chars))
+    return sentence[start:start + max_chars].strip()
 
 
 def dataset_lines(paper: ParsedPaper, names: Sequence[str], mentions: int | None = None) -> list[str]:

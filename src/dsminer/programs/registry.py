@@ -83,7 +83,7 @@ def build_program(settings: Settings) -> dspy.Module:
     compiled = compiled_program(settings)
     if settings.condition == "s0":
         program = WorkflowExtractor(settings.max_records_per_paper, settings.context_sentences,
-                                    load_catalog_names(settings.catalog_dir))
+                                    load_catalog_names(settings.catalog_dir), settings.check_names)
     elif settings.condition in ("s1a", "s1b", "s2"):
         program = build_agent(settings)
     else:

@@ -9,21 +9,24 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import dspy
+from dspy.utils.exceptions import AdapterParseError
 
+from dsminer.backend.adapter import OneWordAdapter
 from dsminer.document.pdf import ParsedPaper
 from dsminer.events import EventLog
 from dsminer.evidence.candidate_ranker import offer_candidates, phrase_log_odds
-from dsminer.evidence.context import CONTEXT_CHARS, build_paper_context
+from dsminer.evidence.context import CONTEXT_CHARS, build_paper_context, name_sentence
 from dsminer.evidence.records import DatasetDetails, refs_from_metadata
 from dsminer.faults import StepFailure, current_guard
 from dsminer.mentions.evidence_model import EvidenceModel
-from dsminer.mentions.selection import Proposal, Selection, select_datasets
+from dsminer.mentions.selection import ChosenDataset, Proposal, Selection, select_datasets
 from dsminer.schema import PaperRefs
+from dsminer.signatures import CheckDatasetName
 
 log = logging.getLogger(__name__)
 METADATA_CHARS = 2000
 # Output budgets per step: enough for the fields, short enough that a looping answer stops early.
-STEP_TOKENS = {"metadata": 256, "names": 450, "details": 160, "reflection": 160}
+STEP_TOKENS = {"metadata": 256, "names": 450, "details": 160, "reflection": 160, "check": 4}
 # A malformed answer's retry: sampled afresh (its own cache entry), since at temperature 0 it would come back the same.
 RESAMPLE = {"temperature": 0.7, "rollout_id": 1000}
 
@@ -93,6 +96,54 @@ def choose_datasets(paper: ParsedPaper, proposals: Sequence[Proposal], cap: int,
                 dropped=[{"name": name, "reason": reason} for name, reason in selection.dropped],
                 **({"trust": selection.trust} if selection.trust else {}), **fields)
     return selection
+
+
+class NameCheck(dspy.Module):
+    """The check step: what the model reads one name as in one sentence of the paper (`CheckDatasetName`, asked
+    through `OneWordAdapter`, whatever adapter the run's other steps use). An answer that is none of the kinds (the
+    name copied back) reads as nothing: `kind` None, and the paper's other steps go on as if unasked."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.predict = dspy.Predict(CheckDatasetName, max_tokens=STEP_TOKENS["check"])
+
+    def forward(self, text: str, name: str, config: Mapping[str, Any] | None = None) -> dspy.Prediction:
+        with dspy.context(adapter=OneWordAdapter()):
+            try:
+                return self.predict(text=text, name=name, config=dict(config or {}))
+            except AdapterParseError:
+                return dspy.Prediction(kind=None)
+
+
+def checked_datasets(paper: ParsedPaper, selection: Selection, cap: int, check: NameCheck, events: EventLog,
+                     read: dict[str, str | None] | None = None) -> list[ChosenDataset]:
+    """The selection's datasets, best first, up to `cap`, less each that the check step reads as something other
+    than a dataset (software, a method, an organisation, ...); each left out gives its place to the next one the cap
+    cut. A name no body sentence writes, or whose check fails, stays: the model has not said otherwise. `read`
+    keeps each name's reading across calls for one paper, so a step run again does not ask again."""
+    read = {} if read is None else read
+    kept: list[ChosenDataset] = []
+    for dataset in [*selection.chosen, *selection.capped]:
+        if len(kept) == cap:
+            break
+        if dataset.name not in read:
+            read[dataset.name] = _checked_kind(paper, dataset, check, events)
+        kind = read[dataset.name]
+        if kind not in (None, "dataset"):
+            events.emit("dropped", paper=paper.file_name, step="check", dataset=dataset.name, reason=f"read as {kind}")
+            continue
+        kept.append(dataset)
+    return kept
+
+
+def _checked_kind(paper: ParsedPaper, dataset: ChosenDataset, check: NameCheck, events: EventLog) -> str | None:
+    text = name_sentence(paper, [dataset.name, *dataset.aliases])
+    if not text:
+        return None
+    prediction = run_step(check, events, paper, "check", {"text": text, "name": dataset.name}, dataset=dataset.name)
+    kind = None if prediction is None or prediction.kind is None else str(prediction.kind)
+    events.emit("result", paper=paper.file_name, step="check", dataset=dataset.name, read_as=kind)
+    return kind
 
 
 def evidence_phrase_scores(paper: ParsedPaper, evidence_model: EvidenceModel | None) -> dict[str, float] | None:

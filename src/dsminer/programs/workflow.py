@@ -1,4 +1,5 @@
-"""S0: the fixed workflow. Metadata, dataset names, then one detail call per dataset.
+"""S0: the fixed workflow. Metadata, dataset names, a check of each name the selection keeps, then one detail call
+per dataset.
 
 No reflection, no memory, no retries: each step runs once, and a step that fails is logged and
 left empty so the rest of the paper still yields records.
@@ -19,6 +20,8 @@ from dsminer.mentions.selection import ChosenDataset
 from dsminer.programs.steps import (
     METADATA_CHARS,
     STEP_TOKENS,
+    NameCheck,
+    checked_datasets,
     choose_datasets,
     details_of,
     names_inputs,
@@ -34,15 +37,17 @@ log = logging.getLogger(__name__)
 
 
 class WorkflowExtractor(dspy.Module):
-    """S0: parse, metadata, names, details; every step exactly once."""
+    """S0: parse, metadata, names, checks, details; every step exactly once (the check once per name)."""
 
-    def __init__(self, max_records: int = 5, context_sentences: int = 40, catalog: frozenset[str] = frozenset()) -> None:
+    def __init__(self, max_records: int = 5, context_sentences: int = 40, catalog: frozenset[str] = frozenset(),
+                 check_names: bool = True) -> None:
         super().__init__()
         self.max_records = max_records
         self.context_sentences = context_sentences
         self.catalog = catalog
         self.metadata = dspy.Predict(ExtractPaperMetadata, max_tokens=STEP_TOKENS["metadata"])
         self.names = dspy.Predict(ClassifyDatasetNames, max_tokens=STEP_TOKENS["names"])
+        self.check = NameCheck() if check_names else None
         self.details = dspy.Predict(DescribeDataset, max_tokens=STEP_TOKENS["details"])
         self.evidence_model: EvidenceModel | None = None
 
@@ -72,7 +77,10 @@ class WorkflowExtractor(dspy.Module):
         inputs = names_inputs(paper, self.context_sentences, catalog=self.catalog)
         events.emit("names_input", paper=paper.file_name, step="names", text=shown_text(inputs))
         proposals = proposals_of(run_step(self.names, events, paper, "names", inputs))
-        return choose_datasets(paper, proposals, self.max_records, events, self.evidence_model).chosen
+        selection = choose_datasets(paper, proposals, self.max_records, events, self.evidence_model)
+        if self.check is None:
+            return selection.chosen
+        return checked_datasets(paper, selection, self.max_records, self.check, events)
 
     def dataset_details(self, paper: ParsedPaper, dataset: ChosenDataset, events: EventLog) -> DatasetDetails:
         evidence = dataset_evidence(paper, [dataset.name, *dataset.aliases])

@@ -1,6 +1,8 @@
 """DSPy contracts: each signature's docstring is the instruction the model reads."""
 
 from dsminer.signatures.extraction import (
+    CheckDatasetName,
+    CheckedKind,
     ClassifyDatasetNames,
     DescribeDataset,
     ExtractPaperMetadata,
@@ -17,6 +19,8 @@ from dsminer.signatures.reflection import (
 )
 
 __all__ = [
+    "CheckDatasetName",
+    "CheckedKind",
     "ChooseNextTool",
     "ClassifyDatasetNames",
     "ClassifyDatasetNamesWithMemory",

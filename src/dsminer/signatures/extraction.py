@@ -16,6 +16,9 @@ from pydantic import BaseModel
 OUTPUT_ITEM_LIMITS = {"names": 12}
 NameKind = Literal["dataset", "model", "method", "metric", "task", "other"]
 NameRole = Literal["used", "created", "mentioned"]
+# What the check step may read a name as: one word, "dataset" first.
+CheckedKind = Literal["dataset", "method", "model", "software", "metric", "task", "organisation", "measurement",
+                      "setting", "other"]
 
 
 class ExtractPaperMetadata(dspy.Signature):
@@ -65,3 +68,14 @@ class DescribeDataset(dspy.Signature):
     data_type: str = dspy.OutputField(desc="kind of data, e.g. text, images, audio, tabular, graph")
     domain: str = dspy.OutputField(desc="subject area of the data")
     data_fields: list[str] = dspy.OutputField(desc="annotations, labels or columns the data has")
+
+
+class CheckDatasetName(dspy.Signature):
+    """In this text, what is "{name}"?"""
+
+    # One name in one sentence, one word back: asked about a list of names, a small model answers the list; asked
+    # about one name in its sentence, it tells software, methods and organisations from data. The adapter
+    # (`OneWordAdapter`) writes the name into the question and lists the kinds.
+    text: str = dspy.InputField(desc="Text from a research paper")
+    name: str = dspy.InputField()
+    kind: CheckedKind = dspy.OutputField()
