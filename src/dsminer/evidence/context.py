@@ -14,7 +14,7 @@ from dsminer.document.tables import TableText
 from dsminer.document.text import name_pattern, within_budget
 from dsminer.evidence.ranking import SentenceRanker, active_ranker, paper_sentences
 from dsminer.mentions.cues import cue_anchor, keyword_matches, score_sentence
-from dsminer.mentions.lexicon import DATA_NOUN_WORDS, FUNCTION_WORDS, GENERIC_MODIFIERS, GENERIC_NAMES
+from dsminer.mentions.lexicon import DATA_WORD, FUNCTION_WORDS, GENERIC_MODIFIERS, GENERIC_NAMES
 
 MAX_URLS = 8
 MAX_SENTENCE_CHARS = 400
@@ -23,7 +23,6 @@ TABLE_CHARS = 1100
 EVIDENCE_CHARS = 700
 EVIDENCE_MENTIONS = 3
 NAME_SENTENCE_CHARS = 240  # about 55 tokens: the one sentence the check step reads
-_DATA_WORD = re.compile(rf"\b(?:data|{DATA_NOUN_WORDS})\b", re.I)
 SENTENCES_CHARS = 6000  # about 1,500 tokens: sentences alone, when a caller gives no budget
 KEYWORD_WEIGHT = 3.0  # log-odds a caller's extra keyword adds to a sentence: an agent's retry reads them first
 SECTION_BONUS = 2.0  # a cued sentence in a data, experiment or evaluation section
@@ -249,7 +248,7 @@ def name_sentence(paper: ParsedPaper, names: Sequence[str], max_chars: int = NAM
     written = [(sentence, name) for sentence in paper.body_sentences() for name in names if name and name in sentence]
     if not written:
         return ""
-    sentence, name = next(((s, n) for s, n in written if _DATA_WORD.search(s)), written[0])
+    sentence, name = next(((s, n) for s, n in written if DATA_WORD.search(s)), written[0])
     if len(sentence) <= max_chars:
         return sentence
     start = max(0, min(sentence.index(name) - max_chars // 3, len(sentence) - max_chars))

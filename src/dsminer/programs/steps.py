@@ -115,20 +115,16 @@ class NameCheck(dspy.Module):
                 return dspy.Prediction(kind=None)
 
 
-def checked_datasets(paper: ParsedPaper, selection: Selection, cap: int, check: NameCheck, events: EventLog,
-                     read: dict[str, str | None] | None = None) -> list[ChosenDataset]:
+def checked_datasets(paper: ParsedPaper, selection: Selection, cap: int, check: NameCheck,
+                     events: EventLog) -> list[ChosenDataset]:
     """The selection's datasets, best first, up to `cap`, less each that the check step reads as something other
     than a dataset (software, a method, an organisation, ...); each left out gives its place to the next one the cap
-    cut. A name no body sentence writes, or whose check fails, stays: the model has not said otherwise. `read`
-    keeps each name's reading across calls for one paper, so a step run again does not ask again."""
-    read = {} if read is None else read
+    cut. A name no body sentence writes, or whose check fails, stays: the model has not said otherwise."""
     kept: list[ChosenDataset] = []
     for dataset in [*selection.chosen, *selection.capped]:
         if len(kept) == cap:
             break
-        if dataset.name not in read:
-            read[dataset.name] = _checked_kind(paper, dataset, check, events)
-        kind = read[dataset.name]
+        kind = _checked_kind(paper, dataset, check, events)
         if kind not in (None, "dataset"):
             events.emit("dropped", paper=paper.file_name, step="check", dataset=dataset.name, reason=f"read as {kind}")
             continue
