@@ -94,7 +94,7 @@ def scripted(body: dict) -> tuple[int, dict]:
         return 200, chat_reply(chat_fields(tool=tool["tool"]["enum"][-1], reason="scripted choice"))
     if "Answer with one word" in prompt:  # the check step: one word, no JSON
         return 200, chat_reply("dataset")
-    if "NameDecision" in prompt:
+    if "`names`" in prompt:
         return 200, chat_reply(chat_fields(names=[{"name": "ReefCount-3k", "kind": "dataset", "role": "used"}]))
     if "data_fields" in prompt:
         return 200, chat_reply(chat_fields(content="underwater images", data_type="images", domain="ecology",

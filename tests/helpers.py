@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import dspy
 import pymupdf
 
 from dsminer.document.pdf import ParsedPaper, parse_pdf
@@ -146,3 +147,17 @@ def build_pdf(
     doc.save(path, **save_options)
     doc.close()
     return path
+
+
+class ReadAs(dspy.Module):
+    """The check step answered from a table (a name not in it reads as a dataset) without the LM, for the tests of
+    the other steps; `asked` lists the names in the order checked."""
+
+    def __init__(self, reads: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.reads = reads or {}
+        self.asked: list[str] = []
+
+    def forward(self, text: str, name: str, config=None) -> dspy.Prediction:
+        self.asked.append(name)
+        return dspy.Prediction(kind=self.reads.get(name, "dataset"))

@@ -70,7 +70,7 @@ def test_optimize_writes_a_program_that_run_loads_into_its_prompts(tmp_path, cor
         result = invoke("run", str(corpus), "--api-base", fake.api_base, "--model", "fake-model", "--out", "out",
                         "--program", "prog.json", "--tracking-uri", uri, "--no-progress")
     assert result.exit_code == 2, result.output  # the corpus holds a broken PDF
-    names_prompts = [json.dumps(r["messages"]) for r in fake.requests if "NameDecision" in json.dumps(r["messages"])]
+    names_prompts = [json.dumps(r["messages"]) for r in fake.requests if "`names`" in json.dumps(r["messages"])]
     assert len(names_prompts) == 2 and all(DEMO_SENTENCE in prompt for prompt in names_prompts)
     digest = hashlib.sha256(Path("prog.json").read_bytes()).hexdigest()
     manifest = json.loads(Path("out/manifest.json").read_text())

@@ -83,8 +83,8 @@ class Settings(BaseSettings):
     limit: int | None = Field(None, ge=1)
     max_records_per_paper: int = Field(5, ge=1, le=100)
     context_sentences: int = Field(40, ge=5, le=400)
-    # S0: one short call per kept name, the model reading it in its sentence; a name it reads as software, a method,
-    # an organisation, ... gives its place to the next (the agents do not check yet)
+    # one short call per kept name, the model reading it in its sentence; a name it reads as software, a method,
+    # an organisation, ... gives its place to the next (every condition)
     check_names: bool = True
     sentence_ranker: Path | None = None  # a sentence ranker file (`dsminer fit-ranker`); unset: the bundled one
     candidate_ranker: Path | None = None  # a candidate ranker file (`dsminer fit-candidates`); unset: the bundled one

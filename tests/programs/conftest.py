@@ -3,6 +3,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from dsminer.programs.agent import controller
+from tests.helpers import ReadAs
+
 PAPER_LINES = [
     "Learning to Count Reef Fish",
     "Ada Lovelace, Alan Turing",
@@ -70,3 +73,10 @@ def appendix_pdf(tmp_path: Path) -> Path:
 def long_appendix_pdf(tmp_path: Path) -> Path:
     """The one-page paper with its reference list and an appendix that takes two retries to read."""
     return write_paper(tmp_path / "reef.pdf", 9)
+
+
+@pytest.fixture(autouse=True)
+def agents_read_every_name_as_a_dataset(monkeypatch):
+    """The agents' check step answers without the LM (`ReadAs`), so their tests script only the other steps; a test
+    of the check puts a real `NameCheck` in `agent.check`."""
+    monkeypatch.setattr(controller, "NameCheck", ReadAs)

@@ -15,6 +15,7 @@ from dsminer.programs.s2.episode import OptimisedAgent, compress_lessons
 from dsminer.programs.s2.step_tools import TOOLS
 from dsminer.schema import PaperRefs
 from dsminer.tools.workspace import DatasetWork, Workspace
+from tests.helpers import ReadAs
 
 SUPPLIED = PaperRefs(title="Learning to Count Reef Fish", authors=["Ada Lovelace"])
 BOTH = {"names": [{"name": "ReefCount-3k", "kind": "dataset", "role": "used"},
@@ -126,6 +127,18 @@ def test_a_short_budget_leaves_only_what_finishes_the_paper(paper_pdf):
     assert allowed_tools(ws) == ["normalise_records"]
     ws.steps = 3
     assert allowed_tools(ws) == []
+
+
+def test_a_name_the_check_reads_as_software_gets_no_detail_step(paper_pdf):
+    agent = OptimisedAgent(AgentOptions(), planner="deterministic", step_budget=40)
+    agent.check = ReadAs({"KelpScenes": "software"})
+    lm, events = DummyLM([BOTH, DETAILS]), EventLog()
+    with dspy.context(lm=lm), recording(events):
+        records = agent(paper=parse_pdf(paper_pdf), supplied=SUPPLIED).records
+    assert [r.name for r in records] == ["ReefCount-3k"] and agent.check.asked == ["ReefCount-3k", "KelpScenes"]
+    assert len(lm.history) == 2  # names and one detail step
+    dropped = [e for e in events.events if e["kind"] == "dropped" and e["step"] == "check"]
+    assert [(e["dataset"], e["reason"]) for e in dropped] == [("KelpScenes", "read as software")]
 
 
 def test_deterministic_episode_ends_in_verified_normalised_records(paper_pdf):

@@ -6,6 +6,7 @@ from dsminer.events import EventLog, recording
 from dsminer.programs.steps import NameCheck
 from dsminer.programs.workflow import WorkflowExtractor
 from dsminer.schema import DatasetRecord, PaperRefs
+from tests.helpers import ReadAs
 
 METADATA = {"title": "Learning to Count Reef Fish", "authors": ["Ada Lovelace", "Alan Turing"],
             "institutions": ["Analytical Engines Lab"], "venue": "", "year": "null"}
@@ -21,20 +22,6 @@ def names(*found: str, kind: str = "dataset", role: str = "used") -> dict:
 
 def decisions(*items: tuple[str, str, str]) -> dict:
     return {"names": [{"name": name, "kind": kind, "role": role} for name, kind, role in items]}
-
-
-class ReadAs(dspy.Module):
-    """The check step answered from a table (a name not in it reads as a dataset) without the LM, for the tests of
-    the other steps; `asked` lists the names in the order checked."""
-
-    def __init__(self, reads: dict[str, str] | None = None) -> None:
-        super().__init__()
-        self.reads = reads or {}
-        self.asked: list[str] = []
-
-    def forward(self, text: str, name: str, config=None) -> dspy.Prediction:
-        self.asked.append(name)
-        return dspy.Prediction(kind=self.reads.get(name, "dataset"))
 
 
 def run_s0(paper_pdf, answers, supplied=None, max_records=5, check=None):

@@ -45,7 +45,7 @@ def run(
     api_base: Annotated[Optional[str], typer.Option("--api-base", help="OpenAI-compatible endpoint, e.g. http://host:8000/v1 (implies --backend openai).")] = None,
     model: Annotated[Optional[str], typer.Option("--model", help="Served model name (openai) or alias (local).")] = None,
     max_records: Annotated[Optional[int], typer.Option("--max-records", help="Per-paper record cap (default 5).")] = None,
-    check_names: Annotated[Optional[bool], typer.Option("--check-names/--no-check-names", help="S0: one short call per kept name; a name the model reads in its sentence as software, a method, an organisation, ... gives its place to the next (default on).")] = None,
+    check_names: Annotated[Optional[bool], typer.Option("--check-names/--no-check-names", help="One short call per kept name (every condition); a name the model reads in its sentence as software, a method, an organisation, ... gives its place to the next (default on).")] = None,
     metadata: Annotated[Optional[Path], typer.Option("--metadata", help="Paper metadata file (CSV or JSONL keyed by file name).")] = None,
     tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI (default sqlite:///mlruns/mlflow.db).")] = None,
     experiment: Annotated[Optional[str], typer.Option("--experiment", help="MLflow experiment name (default dsminer).")] = None,

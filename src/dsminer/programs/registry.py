@@ -38,7 +38,7 @@ def build_agent(settings: Settings) -> ReflectiveAgent:
     options = AgentOptions(
         max_records=settings.max_records_per_paper, context_sentences=settings.context_sentences,
         retry_budget=settings.agent.retry_budget, quality_threshold=settings.agent.quality_threshold,
-        reflection=settings.reflection_mode(),
+        reflection=settings.reflection_mode(), check_names=settings.check_names,
     )
     memory = MemoryStore(default_memory_path(settings)) if settings.agent.memory else None
     if settings.condition == "s2":

@@ -11,6 +11,7 @@ from dsminer.evidence.candidate_ranker import offer_candidates
 from dsminer.programs.agent.controller import AgentOptions, ReflectiveAgent
 from dsminer.programs.agent.memory import MemoryStore
 from dsminer.programs.registry import build_program
+from dsminer.programs.steps import NameCheck
 from dsminer.programs.workflow import WorkflowExtractor
 from dsminer.schema import PaperRefs
 
@@ -198,6 +199,22 @@ def test_good_first_answer_is_accepted_without_retry(paper_pdf):
     assert records[0].paper_refs.title == METADATA["title"]
     assert agent.counters.retries == 0
     assert {e["reason"] for e in of_kind(events, "stop")} == {"quality_met"}
+
+
+def test_the_agent_checks_each_kept_name_as_the_workflow_does(paper_pdf):
+    agent = ReflectiveAgent(AgentOptions())
+    agent.check = NameCheck()  # the real check step, answered by the scripted LM
+    answers = [names("ReefCount-3k", "KelpScenes"), {"kind": "dataset"}, {"kind": "organisation"}, details()]
+    records, lm, events, _ = run_agent(paper_pdf, answers, agent=agent)
+    assert [r.name for r in records] == ["ReefCount-3k"] and len(lm.history) == 4
+    assert 'what is "KelpScenes"?' in prompt(lm.history[2])
+    dropped = of_kind(events, "dropped", "check")
+    assert [(e["dataset"], e["reason"]) for e in dropped] == [("KelpScenes", "read as organisation")]
+
+
+def test_an_agent_without_checks_asks_nothing_about_its_names(paper_pdf):
+    records, lm, _, _ = run_agent(paper_pdf, [names("ReefCount-3k"), details()], check_names=False)
+    assert [r.name for r in records] == ["ReefCount-3k"] and len(lm.history) == 2
 
 
 def test_names_that_are_models_or_absent_are_not_kept(paper_pdf):

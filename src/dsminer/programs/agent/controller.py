@@ -23,6 +23,7 @@ from dsminer.document.pdf import ParsedPaper
 from dsminer.events import EventLog, current_events
 from dsminer.evidence.records import DatasetDetails, build_record, complete_refs
 from dsminer.mentions.evidence_model import EvidenceModel
+from dsminer.mentions.selection import ChosenDataset, Selection
 from dsminer.programs.agent.memory import Experience, MemoryStore, generic_keywords, lesson_for
 from dsminer.programs.agent.reflection import Reflection, plan_retry
 from dsminer.programs.agent.step_tools import (
@@ -36,7 +37,7 @@ from dsminer.programs.agent.step_tools import (
     StepInput,
     ToolManager,
 )
-from dsminer.programs.steps import STEP_TOKENS
+from dsminer.programs.steps import STEP_TOKENS, NameCheck, checked_datasets
 from dsminer.schema import DatasetRecord, PaperRefs
 from dsminer.signatures import (
     ClassifyDatasetNamesWithMemory,
@@ -58,6 +59,7 @@ class AgentOptions:
     retry_budget: int = 2
     quality_threshold: float = 0.6
     reflection: ReflectionMode = "rule"
+    check_names: bool = True  # the workflow's check step on the datasets the names step keeps
 
 
 @dataclass
@@ -100,6 +102,7 @@ class ReflectiveAgent(dspy.Module):
         self.names = dspy.Predict(ClassifyDatasetNamesWithMemory, max_tokens=STEP_TOKENS["names"])
         self.details = dspy.Predict(DescribeDatasetWithMemory, max_tokens=STEP_TOKENS["details"])
         self.reflector = dspy.Predict(ReflectOnStep, max_tokens=STEP_TOKENS["reflection"])
+        self.check = NameCheck() if options.check_names else None
         self.counters = AgentCounters()
         self.corpus: CorpusMemory | None = None  # the datasets of earlier papers (`dsminer.run` fills it)
         self.tools = ToolManager()
@@ -120,6 +123,13 @@ class ReflectiveAgent(dspy.Module):
         if self.memory is not None:
             self.memory.start_paper()
         return dspy.Prediction(records=AgentController(self, paper, supplied, current_events()).run())
+
+    def checked(self, paper: ParsedPaper, selection: Selection, events: EventLog) -> list[ChosenDataset]:
+        """The selection's datasets up to the cap, each read by the check step as the workflow reads it (a name read
+        as something other than a dataset gives its place to the next); the selection's own when checks are off."""
+        if self.check is None:
+            return list(selection.chosen)
+        return checked_datasets(paper, selection, self.options.max_records, self.check, events)
 
     def run_metrics(self) -> dict[str, float]:
         """Counts of reflections, retries and memory use, and per-tool statistics."""
@@ -156,7 +166,8 @@ class AgentController:
         self.emit("thought", "plan", goal=self.goal, plan=list(self.plan))
         self.view = self.read_paper()
         refs = self.paper_refs()
-        datasets = self.execute(self.agent.steps["names"], FoundNames()).selection.chosen
+        datasets = self.agent.checked(self.paper, self.execute(self.agent.steps["names"], FoundNames()).selection,
+                                      self.events)
         names = [dataset.name for dataset in datasets]
         self.view.aliases = {dataset.name: dataset.aliases for dataset in datasets}
         self.plan += [f"details:{name}" for name in names]

@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from dsminer.document.pdf import ParsedPaper
 from dsminer.document.text import within_budget
+from dsminer.events import current_events
 from dsminer.evidence.context import paper_context
 from dsminer.evidence.grounding import paper_sections
 from dsminer.evidence.records import DatasetDetails
@@ -78,7 +79,7 @@ class ExtractDatasetNames(StepTool):
     def __call__(self) -> str:
         episode, ws = self.episode, self.ws
         ws.names = episode.execute(episode.agent.steps["names"], FoundNames()).selection
-        chosen = ws.names.chosen
+        chosen = episode.agent.checked(episode.paper, ws.names, current_events())
         ws.datasets = {d.name: DatasetWork(d) for d in chosen}
         episode.view.aliases = {d.name: d.aliases for d in chosen}
         episode.plan += [f"details:{d.name}" for d in chosen]
