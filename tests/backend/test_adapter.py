@@ -30,6 +30,19 @@ def test_each_call_sends_the_signatures_schema_as_response_format():
     assert decision["role"]["enum"] == ["used", "created", "mentioned"]
 
 
+def test_the_prompt_is_the_instruction_and_each_field_once_with_its_description():
+    inputs = {"dataset_name": "OrcaSet", "evidence": "[p2] We use it."}
+    system, user = SchemaJSONAdapter().format(DescribeDataset, [], inputs)
+    text = system["content"]
+    assert text.startswith("Describe one dataset from what the paper says about it.")
+    assert "[[ ## evidence ## ]]: the paper's sentences and table lines" in text
+    assert "`data_type`: kind of data, e.g. text, images" in text
+    assert "Your input fields are" not in text and "In adhering" not in text  # DSPy's longer layout
+    assert user["content"] == "[[ ## dataset_name ## ]]\nOrcaSet\n\n[[ ## evidence ## ]]\n[p2] We use it."
+    metadata = SchemaJSONAdapter().format(ExtractPaperMetadata, [], {"first_page": "T"})[0]["content"]
+    assert "; `title`;" not in metadata and "of `title`; `venue`: conference or journal" in metadata  # no "${title}"
+
+
 @pytest.mark.parametrize("signature, fields", [
     (DescribeDataset, {"content", "data_type", "domain", "data_fields"}),
     (ExtractPaperMetadata, {"title", "authors", "institutions", "venue", "year"}),

@@ -12,6 +12,7 @@ import copy
 import functools
 import logging
 import re
+import textwrap
 from collections.abc import Mapping
 from typing import Any, get_args
 
@@ -59,22 +60,30 @@ def _response_format(signature: type[dspy.Signature], max_items: int,
 
 class SchemaJSONAdapter(dspy.JSONAdapter):
     """DSPy's JSON adapter, sending the signature's output schema as the response format on every call,
-    with a shorter prompt: the grammar the server builds from the schema holds the model to the fields."""
+    with a shorter prompt: the grammar the server builds from the schema holds the model to the fields and
+    their types, so the system message is the instruction and one line each on the inputs and the answer,
+    every field with its description, and the user message ends with its last input."""
 
     def __init__(self, max_items: int = MAX_ITEMS, limits: Mapping[str, int] | None = None) -> None:
         super().__init__()
         self.max_items = max_items
         self.limits = dict(limits or {})
 
+    def format_system_message(self, signature: type[dspy.Signature]) -> str:
+        inputs = "; ".join(_described(f"[[ ## {name} ## ]]", field) for name, field in signature.input_fields.items())
+        outputs = "; ".join(_described(f"`{name}`", field) for name, field in signature.output_fields.items())
+        return (f"{textwrap.dedent(signature.instructions).strip()}\n"
+                f"The inputs come in sections: {inputs}.\nAnswer with one JSON object of {outputs}.")
+
     def format_field_structure(self, signature: type[dspy.Signature]) -> str:
-        """A short note on the layout: the response format carries the output schema, so the prompt need
-        not spell it out."""
+        """The layout in one sentence (the system message says it with each field's description)."""
         sections = ", ".join(f"[[ ## {name} ## ]]" for name in signature.input_fields)
         keys = ", ".join(f"`{name}`" for name in signature.output_fields)
         return f"The inputs come in sections headed {sections}. Answer with one JSON object with the keys {keys}."
 
-    def user_message_output_requirements(self, signature: type[dspy.Signature]) -> str:
-        return "Respond with the JSON object: " + ", ".join(f"`{name}`" for name in signature.output_fields) + "."
+    def user_message_output_requirements(self, signature: type[dspy.Signature]) -> None:
+        """No reminder after the inputs: the system message names the answer's keys."""
+        return None
 
     def _prepare_response_format(self, lm: Any, lm_kwargs: dict[str, Any], signature: type[dspy.Signature]) -> None:
         try:
@@ -123,6 +132,12 @@ class OneWordAdapter(dspy.Adapter):
         if not choices:
             raise TypeError(f"{signature.__name__}: its one output must be a Literal of words")
         return choices
+
+
+def _described(label: str, field: Any) -> str:
+    """A field's label and its description, where it has one (DSPy's placeholder "${name}" is none)."""
+    desc = (field.json_schema_extra or {}).get("desc") or ""
+    return f"{label}: {desc}" if desc and not desc.startswith("${") else label
 
 
 def build_adapter(settings: Settings) -> dspy.Adapter:
