@@ -19,6 +19,7 @@ from dsminer.mentions.lexicon import (
     DATA_NOUN,
     DATA_NOUN_GROUP,
     DATA_NOUN_WORDS,
+    DATA_WORD_WORDS,
     LANGUAGES,
     LIST_NOUN_WORDS,
     NAME_JOINERS,
@@ -148,7 +149,7 @@ _SECTION_WORDS = re.compile(r"^(?:EXPERIMENTS?|DATASETS?|RESULTS?|EVALUATION|DIS
                             r"APPENDI(?:X|CES)|(?-i:(?:II|III|IV|VI|VII|VIII|IX|XI|XII)-[A-Z][a-z]+))$", re.I)
 # A plural acronym ("CNNs", "KBs") names a kind of thing, not one dataset.
 _PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
-_DATA_HEADER = re.compile(rf"(?:{DATA_NOUN_WORDS}|data)\s", re.I)
+_DATA_HEADER = re.compile(rf"(?:{DATA_WORD_WORDS})\s", re.I)
 _HEADER_WORDS = re.compile(r"^(?:(?:Train|Training|Test|Testing|Dev|Valid|Validation|Size|Classes|Samples|Examples|"
                            r"Epochs?|Avg|Average|Total|Type|Tasks?|Domain|Labels|Vocab|Length|Sentences|Documents)\s+)+")
 _ROW_NAME = re.compile(r"(?:^|(?<=\s))([A-Z][A-Za-z0-9\-.'\u2019]*(?:\s[A-Z][A-Za-z0-9\-.'\u2019]*){0,2})(?=\s+[-\d])")

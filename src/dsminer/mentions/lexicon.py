@@ -17,8 +17,9 @@ DATA_NOUN_WORDS = (r"data ?sets?|corpus|corpora|benchmarks?|tree ?banks?|collect
 # As a group to join into other patterns, case-blind whatever their own flags.
 DATA_NOUN_GROUP = rf"(?i:{DATA_NOUN_WORDS})"
 DATA_NOUN = re.compile(rf"\b(?:{DATA_NOUN_WORDS})\b", re.I)
-# A data noun or the word "data" itself, anywhere in a text.
-DATA_WORD = re.compile(rf"\b(?:data|{DATA_NOUN_WORDS})\b", re.I)
+# A data noun or the word "data" itself: the alternation to join into other patterns, and anywhere in a text.
+DATA_WORD_WORDS = rf"{DATA_NOUN_WORDS}|data"
+DATA_WORD = re.compile(rf"\b(?:{DATA_WORD_WORDS})\b", re.I)
 # A data noun ending a name: the bare name before it is how the paper often writes it ("X cohort" and "X").
 DATA_NOUN_END = re.compile(rf"\s+{DATA_NOUN_GROUP}$")
 # What a name may end with and still name the same data, for matching names: a data noun, "data" or "study" ("the

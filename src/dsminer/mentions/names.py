@@ -11,7 +11,7 @@ from dsminer.mentions.lexicon import (
     DATA_KINDS,
     DATA_NOUN_END,
     DATA_NOUN_GROUP,
-    DATA_NOUN_WORDS,
+    DATA_WORD_WORDS,
     GENERIC_MODIFIERS,
     GENERIC_NAMES,
     LANGUAGE_NAMES,
@@ -71,7 +71,7 @@ _MODEL_HEAD_AFTER = re.compile(
 )
 # A word written right after a name that makes the name data ("the X dataset", "the X training set").
 _DATA_HEAD_AFTER = re.compile(
-    rf"[ \t\n]*(?:{DATA_NOUN_WORDS}|data|training|test|dev|validation)\b",
+    rf"[ \t\n]*(?:{DATA_WORD_WORDS}|training|test|dev|validation)\b",
     re.I,
 )
 # A word that may be a piece of a longer name: capitalised ("Stanford", "Multi-Genre", "Children's") or a count with a

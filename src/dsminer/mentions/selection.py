@@ -13,7 +13,14 @@ from dataclasses import dataclass, field, replace
 from dsminer.document.text import is_table_row_text, name_pattern
 from dsminer.mentions.candidates import LIST_OPENER, SPLIT_NOUN, data_support, lists_datasets
 from dsminer.mentions.evidence_model import EvidenceModel, NameEvidence
-from dsminer.mentions.lexicon import DATA_NOUN_END, DATA_NOUN_GROUP, DATA_NOUN_WORDS, FUNCTION_WORDS, LANGUAGES
+from dsminer.mentions.lexicon import (
+    DATA_NOUN_END,
+    DATA_NOUN_GROUP,
+    DATA_NOUN_WORDS,
+    DATA_WORD_WORDS,
+    FUNCTION_WORDS,
+    LANGUAGES,
+)
 from dsminer.mentions.names import (
     checked_whole_name,
     clean_name,
@@ -24,7 +31,7 @@ from dsminer.mentions.names import (
 from dsminer.schema import normalize_name
 
 ROLE_ORDER = {"created": 0, "used": 1, "mentioned": 2}
-_TAIL_WORDS = re.compile(rf"^(.*?[A-Z0-9][^ ]*)((?:\s+[a-z][a-z\-]*)*\s+(?:{DATA_NOUN_WORDS}|data))$")
+_TAIL_WORDS = re.compile(rf"^(.*?[A-Z0-9][^ ]*)((?:\s+[a-z][a-z\-]*)*\s+(?:{DATA_WORD_WORDS}))$")
 # Words that say the paper itself makes or releases a dataset, each read where it says it of the name: "we introduce
 # X", "I constructed a data set of X" (the name after the verb, no source word between), "our new X corpus" (the name
 # beside), "X is made publicly available", "X can be downloaded at" (the name before).
