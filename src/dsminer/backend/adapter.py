@@ -75,12 +75,6 @@ class SchemaJSONAdapter(dspy.JSONAdapter):
         return (f"{textwrap.dedent(signature.instructions).strip()}\n"
                 f"The inputs come in sections: {inputs}.\nAnswer with one JSON object of {outputs}.")
 
-    def format_field_structure(self, signature: type[dspy.Signature]) -> str:
-        """The layout in one sentence (the system message says it with each field's description)."""
-        sections = ", ".join(f"[[ ## {name} ## ]]" for name in signature.input_fields)
-        keys = ", ".join(f"`{name}`" for name in signature.output_fields)
-        return f"The inputs come in sections headed {sections}. Answer with one JSON object with the keys {keys}."
-
     def user_message_output_requirements(self, signature: type[dspy.Signature]) -> None:
         """No reminder after the inputs: the system message names the answer's keys."""
         return None

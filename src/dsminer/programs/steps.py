@@ -115,11 +115,14 @@ class NameCheck(dspy.Module):
                 return dspy.Prediction(kind=None)
 
 
-def checked_datasets(paper: ParsedPaper, selection: Selection, cap: int, check: NameCheck,
+def checked_datasets(paper: ParsedPaper, selection: Selection, cap: int, check: NameCheck | None,
                      events: EventLog) -> list[ChosenDataset]:
     """The selection's datasets, best first, up to `cap`, less each that the check step reads as something other
     than a dataset (software, a method, an organisation, ...); each left out gives its place to the next one the cap
-    cut. A name no body sentence writes, or whose check fails, stays: the model has not said otherwise."""
+    cut. A name no body sentence writes, or whose check fails, stays: the model has not said otherwise. Without a
+    check (`check_names` off), the selection's own datasets."""
+    if check is None:
+        return list(selection.chosen)
     kept: list[ChosenDataset] = []
     for dataset in [*selection.chosen, *selection.capped]:
         if len(kept) == cap:

@@ -78,8 +78,6 @@ class WorkflowExtractor(dspy.Module):
         events.emit("names_input", paper=paper.file_name, step="names", text=shown_text(inputs))
         proposals = proposals_of(run_step(self.names, events, paper, "names", inputs))
         selection = choose_datasets(paper, proposals, self.max_records, events, self.evidence_model)
-        if self.check is None:
-            return selection.chosen
         return checked_datasets(paper, selection, self.max_records, self.check, events)
 
     def dataset_details(self, paper: ParsedPaper, dataset: ChosenDataset, events: EventLog) -> DatasetDetails:

@@ -127,8 +127,6 @@ class ReflectiveAgent(dspy.Module):
     def checked(self, paper: ParsedPaper, selection: Selection, events: EventLog) -> list[ChosenDataset]:
         """The selection's datasets up to the cap, each read by the check step as the workflow reads it (a name read
         as something other than a dataset gives its place to the next); the selection's own when checks are off."""
-        if self.check is None:
-            return list(selection.chosen)
         return checked_datasets(paper, selection, self.options.max_records, self.check, events)
 
     def run_metrics(self) -> dict[str, float]:
