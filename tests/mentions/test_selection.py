@@ -7,8 +7,10 @@ from dsminer.mentions.selection import (
     merge_names,
     same_dataset,
     select_datasets,
+    unversioned,
     written_as_data,
 )
+from dsminer.schema import normalize_name
 
 TEXT = ("We evaluate on the Penn Treebank (PTB), on PTB again, on the CNN/DailyMail summarization dataset "
         "and on CNN/DailyMail. We release the OrcaSet corpus, also at acme/OrcaSet. The Stanford Sentiment Treebank is "
@@ -56,6 +58,18 @@ def test_abbreviation_from_the_papers_own_parentheses():
     assert is_abbreviation_of("WSA-v2", "Whale Song Archive", "No such pairing here.")  # the initials
 
 
+def test_an_abbreviation_in_mixed_case_or_before_a_word_is_read_from_the_papers_parentheses():
+    text = "We release the Pelagic Larva Survey Atlas (PeLSA) Portal, which holds every tow."
+    assert is_abbreviation_of("PeLSA", "Pelagic Larva Survey Atlas", text)
+    assert is_abbreviation_of("PeLSA Portal", "Pelagic Larva Survey Atlas", text)
+    assert not is_abbreviation_of("PeLSA Portal", "Pelagic Larva Survey Atlas", "The PeLSA Portal is new.")
+    assert not is_abbreviation_of("PeLSA", "Pelagic Larva Survey Atlas", "We use PeLSA.")  # not its initials' case
+    assert not is_abbreviation_of("PeLSA Browser", "Pelagic Larva Survey Atlas", text)  # another word after it
+    merged = merge_names([("PeLSA Portal", "created"), ("Pelagic Larva Survey Atlas", "used")], text)
+    assert [(d.name, set(d.aliases), d.role) for d in merged] == [
+        ("Pelagic Larva Survey Atlas", {"PeLSA Portal"}, "created")]
+
+
 def test_a_part_the_paper_says_is_of_a_dataset_is_that_dataset():
     text = ("We train on the Gull Street Journal (GSJ) part of the Harbor Treebank and on the Kite portion of "
             "the Harbor Treebank. The Owl Treebank is separate; GSJ and Owl Treebank sizes are in Table 1.")
@@ -75,6 +89,30 @@ def test_a_name_bridging_two_acronyms_does_not_merge_them():
 def test_base_key_drops_a_lower_case_tail_ending_in_a_data_noun():
     assert base_key("CNN/DailyMail summarization dataset") == base_key("CNN/DailyMail")
     assert base_key("Penn Treebank") != base_key("Penn")
+
+
+@pytest.mark.parametrize("name", ["KLMN Study", "KLMN Cohort", "KLMN survey", "KLMN Data"])
+def test_base_key_drops_the_data_noun_or_study_after_an_abbreviation(name):
+    assert base_key(name) == base_key("KLMN")
+
+
+@pytest.mark.parametrize("name", ["Harbor Study", "Owl Cohort", "KLMN Owl Study"])
+def test_base_key_keeps_the_data_noun_after_words(name):
+    assert base_key(name) == normalize_name(name)
+
+
+@pytest.mark.parametrize(("name", "bare"), [
+    ("KLMN Release 5.1", "KLMN"), ("KLMN release 4", "KLMN"), ("KLMN version 3", "KLMN"), ("KLMN v2", "KLMN"),
+    ("KLMN 2.0", "KLMN"), ("KLMN-2003", "KLMN"), ("KLMNv2.1", "KLMN"), ("Rev5", None), ("KLM5", None),
+    ("KLMN Release", None)])
+def test_a_version_or_release_after_a_name(name, bare):
+    assert unversioned(name) == bare
+
+
+def test_one_release_of_a_name_joins_it_and_its_study():
+    merged = merge_names([("KLMN Study", "used"), ("KLMN", "used"), ("KLMN Release 5.1", "used")],
+                         "The KLMN Study follows children. We use KLMN Release 5.1 of KLMN.")
+    assert [set((d.name, *d.aliases)) for d in merged] == [{"KLMN Study", "KLMN", "KLMN Release 5.1"}]
 
 
 def test_merged_names_keep_aliases_the_most_used_name_and_the_strongest_role():
@@ -208,8 +246,8 @@ def test_an_acronym_the_paper_defines_as_a_model_or_task_is_not_a_dataset():
 
 
 def test_a_name_the_paper_writes_as_a_model_is_not_a_dataset():
-    sentences = ["The KiteNet Reader is trained on the OrcaSet dataset.", "The KiteNet model beats BERT on OrcaSet data.",
-                 "KiteNet results on the OrcaSet benchmark are best."]
+    sentences = ["The KiteNet Reader is trained on the OrcaSet dataset.",
+                 "The KiteNet model beats BERT on OrcaSet data.", "KiteNet results on the OrcaSet benchmark are best."]
     proposals = [Proposal("KiteNet", role="created"), Proposal("OrcaSet")]
     selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
     assert [d.name for d in selection.chosen] == ["OrcaSet"]

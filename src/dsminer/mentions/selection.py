@@ -20,6 +20,7 @@ from dsminer.mentions.lexicon import (
     DATA_WORD_WORDS,
     FUNCTION_WORDS,
     LANGUAGES,
+    NAME_END_NOUN,
 )
 from dsminer.mentions.names import (
     checked_whole_name,
@@ -52,7 +53,11 @@ _SOURCE_WORDS = re.compile(r"\b(?:from|using|uses?|with|via|on|based|derived|dra
 _CUE_WORDS = 6  # at most this many words between a creation cue and the name it is said of
 
 
-_VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:v(?:ersion)?\s*)?(?:\d+(?:\.\d+)+|(?:19|20)\d\d)$")
+# A version or year after a name: "X 2.0", "X v2", "X version 3", "X Release 5.1", "X-2003" (not "Xv2": "Rev2").
+_VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:(?:(?<![A-Za-z])v|\bversion\s|\brelease\s)\s*\d+(?:\.\d+)*|"
+                      r"(?:v\s*)?\d+(?:\.\d+)+|(?:19|20)\d\d)$", re.I)
+# One word with two capitals or more: an abbreviation ("XYZ", "XyZ-2").
+_ABBREVIATION = re.compile(r"(?=(?:[^A-Z\s]*[A-Z]){2})[A-Za-z0-9\-]+")
 # A language before a dataset's name names that language's part of it ("English X" of "X").
 _LANGUAGE_PART = re.compile(rf"(?:{'|'.join(LANGUAGES)})\s+(\S.*)$")
 
@@ -89,9 +94,14 @@ class Selection:
 
 
 def base_key(name: str) -> str:
-    """The name without a lower-case tail that ends in a data noun ("X summarization dataset" -> "X")."""
+    """The name without a lower-case tail that ends in a data noun ("X summarization dataset" -> "X"), or an
+    abbreviation without the one data noun or "Study" after it ("XYZ Study", "XYZ Cohort" -> "XYZ"; not "Penn
+    Treebank": "Penn" is not an abbreviation)."""
     match = _TAIL_WORDS.match(name.strip())
-    return normalize_name(match.group(1) if match else name)
+    if match:
+        return normalize_name(match.group(1))
+    bare = NAME_END_NOUN.sub("", name.strip())
+    return normalize_name(bare if bare != name.strip() and _ABBREVIATION.fullmatch(bare) else name)
 
 
 def abbreviates(short: str, long: str) -> bool:
@@ -134,17 +144,22 @@ def _spells_capitalised_words(capitals: Sequence[str], tokens: Sequence[str]) ->
 
 
 def is_abbreviation_of(short: str, long: str, text: str) -> bool:
-    """Whether `short` abbreviates `long`: its capitals spell the long name, or the text writes
-    "long (short)", "long dataset (short)" (the name proposed without the data noun its abbreviation spells:
-    "Stanford Question Answering" of "Stanford Question Answering Dataset (SQuAD)") or "short (long)"."""
+    """Whether `short` abbreviates `long`: its capitals spell the long name (it opens with two capitals), or the
+    text writes "long (short)", "long dataset (short)" (the name proposed without the data noun its abbreviation
+    spells: "Stanford Question Answering" of "Stanford Question Answering Dataset (SQuAD)"), "short (long)", or,
+    for a short name of two words, "long (first) second" ("the Xyz Cell Atlas (XyCA) Portal" defines "XyCA
+    Portal")."""
     capitals = "".join(c for c in short if c.isupper())
-    if not (2 <= len(capitals) <= 8 and re.match(r"[A-Z]{2}", short) and len(long.split()) >= 2):
+    if not (2 <= len(capitals) <= 8 and len(long.split()) >= 2):
         return False
-    if abbreviates(short, long) or abbreviates(short, DATA_NOUN_END.sub("", long)):
+    if re.match(r"[A-Z]{2}", short) and (abbreviates(short, long) or abbreviates(short, DATA_NOUN_END.sub("", long))):
         return True  # the data noun is not spelled ("SNLI" of "Stanford Natural Language Inference Corpus")
-    pair = (rf"{re.escape(long)}(?:\s+{DATA_NOUN_GROUP})?\s*\(\s*{re.escape(short)}\s*\)|"
-            rf"{re.escape(short)}\s*\(\s*{re.escape(long)}\s*\)")
-    return re.search(pair, text, re.I) is not None
+    pairs = [rf"{re.escape(long)}(?:\s+{DATA_NOUN_GROUP})?\s*\(\s*{re.escape(short)}\s*\)",
+             rf"{re.escape(short)}\s*\(\s*{re.escape(long)}\s*\)"]
+    first, _, second = short.strip().partition(" ")
+    if second and " " not in second:
+        pairs.append(rf"{re.escape(long)}\s*\(\s*{re.escape(first)}\s*\)\s+{re.escape(second)}\b")
+    return re.search("|".join(pairs), text, re.I) is not None
 
 
 def part_of(part: str, whole: str, text: str) -> bool:
