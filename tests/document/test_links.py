@@ -123,3 +123,14 @@ def test_links_for_name_by_sentence_anchor_and_anchor_name(names: list[str], exp
         PaperLink("https://github.com/a/other", 2, "here", "annotation"),
     ]
     assert [link.url for link in links_for_name(_paper(text, links), names)] == expected
+
+
+def test_a_short_block_that_opens_in_lower_case_is_no_paragraph_of_its_own():
+    # the lines of a long paragraph extracted as blocks: the second holds the end of a sentence with a URL, then the
+    # start of the next one, which names another dataset
+    text = ("The Owl Archive holds recordings and is browsable in its viewer\n\n"
+            "interface (owlarchive.org). The Kite Catalogue was not readable by machines\n\n"
+            "Footnote: the Kite Catalogue, at kite.example.org/data.")
+    links = [PaperLink("owlarchive.org", 1, None, "text"), PaperLink("kite.example.org/data", 1, None, "text")]
+    paper = _paper(text, links)
+    assert [link.url for link in links_for_name(paper, ["Kite Catalogue"])] == ["kite.example.org/data"]

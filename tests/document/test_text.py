@@ -27,6 +27,11 @@ from dsminer.document.text import dehyphenate, find_urls, name_pattern, split_se
         ("mail me@www.example.com or http://", []),
         ("1https://zenodo.org/record/42\u2020", ["https://zenodo.org/record/42"]),
         ("no links here", []),
+        ("its interface (whaletree.org). Next", ["whaletree.org"]),
+        ("see kite-of-life.es/map.php, and github.com/a/b", ["kite-of-life.es/map.php", "github.com/a/b"]),
+        ("at https://a.org/x and b.com/y", ["https://a.org/x", "b.com/y"]),
+        ("data.acme.ac.uk/owl\nis ours", ["data.acme.ac.uk/owl"]),
+        ("README.md, run.py, data.csv, e.g. in this, Fig.1, version 1.2.org, me@x.org", []),
     ],
 )
 def test_find_urls(text: str, expected: list[str]) -> None:

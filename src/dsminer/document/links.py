@@ -124,7 +124,9 @@ def _contexts_for(paper: ParsedPaper, patterns: list[re.Pattern[str]]) -> tuple[
     blocks = _paper_blocks(paper)
     wider = list(mentions)
     for page, block in blocks:
-        if len(block.split()) <= _SHORT_PARAGRAPH_WORDS and any(p.search(block) for p in patterns):
+        # a block that opens in lower case is the rest of a longer paragraph cut at a line, not a paragraph
+        if (len(block.split()) <= _SHORT_PARAGRAPH_WORDS and not block[:1].islower()
+                and any(p.search(block) for p in patterns)):
             wider.append(Sentence(page, block))
     for sentence in mentions:
         for mark in _footnote_marks(sentence.text, patterns):

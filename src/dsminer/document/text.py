@@ -7,6 +7,11 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 _URL = re.compile(r"(?:(?:https?|ftp)://|(?<![A-Za-z_@/.-])www\.)[^\s<>\"{}|\\^`\u201c\u201d\u2018\u2019]+", re.I)
+# A web address written without a scheme ("timetree.org", "data.example.ac.uk/x"): lower-case labels and a common
+# top-level domain, not one that is also a file extension (".md", ".py") or an English word (".in", ".is", ".no").
+_BARE_TLDS = "org|com|net|edu|gov|io|info|app|dev|fun|eu|uk|de|fr|es|nl|ch|jp|cn|ca|au|se|dk|fi|br|kr|ru"
+_BARE_DOMAIN = re.compile(rf"(?<![\w@/.\-])[a-z][a-z0-9\-]*\.(?:[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?\.)*(?:{_BARE_TLDS})"
+                          r"(?:/[^\s<>\"{}|\\^`\u201c\u201d\u2018\u2019]*)?(?![\w\-])")
 _URL_CONTINUATION = re.compile(r"[ \t]*\n[ \t]*([A-Za-z0-9][\w\-./~%?=&#+:@!$*,;]*)")
 _URL_START_PIECE = re.compile(r"[0-9]*(?:https?://|ftp://|www\.)", re.I)
 _URL_JOINERS = frozenset("/-_.~=?&#%:")
@@ -96,8 +101,9 @@ def strip_url_end(url: str) -> str:
     return url
 
 
-def _extend_across_lines(text: str, url: str, end: int) -> str:
-    """Follow a URL over line breaks while it ends in a joiner and the next line continues it."""
+def _extend_across_lines(text: str, url: str, end: int) -> tuple[str, int]:
+    """Follow a URL over line breaks while it ends in a joiner and the next line continues it: the URL and where
+    it ends in the text."""
     while url and url[-1] in _URL_JOINERS:
         nxt = _URL_CONTINUATION.match(text, end)
         if nxt is None:
@@ -108,14 +114,21 @@ def _extend_across_lines(text: str, url: str, end: int) -> str:
         if url[-1] in ".:" and not (url[-2:-1].isalnum() and (piece[0].islower() or piece[0].isdigit())):
             break
         url, end = url + piece, nxt.end()
-    return url
+    return url, end
 
 
 def find_urls(text: str) -> list[str]:
-    """Every http(s), ftp and www. URL in `text`, unique in order, repaired across line breaks."""
+    """Every http(s), ftp and www. URL in `text`, and every address written without one ("timetree.org"), unique
+    in order, repaired across line breaks."""
+    matches: list[tuple[int, str]] = []
+    rest = list(text)  # the text with the addresses found so far blanked, for those written without a scheme
+    for pattern in (_URL, _BARE_DOMAIN):
+        for match in pattern.finditer("".join(rest)):
+            url, end = _extend_across_lines(text, match.group(0), match.end())
+            matches.append((match.start(), strip_url_end(url)))
+            rest[match.start():end] = " " * (end - match.start())
     found: list[str] = []
-    for match in _URL.finditer(text):
-        url = strip_url_end(_extend_across_lines(text, match.group(0), match.end()))
+    for _, url in sorted(matches):
         host = re.sub(r"^[a-z]+://", "", url, flags=re.I).split("/")[0]
         if "." in host.strip(".") and url not in found:
             found.append(url)
