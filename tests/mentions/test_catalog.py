@@ -4,7 +4,13 @@ import re
 import pytest
 
 from dsminer.errors import ConfigError
-from dsminer.mentions.catalog import catalog_names_in, distinctive_name, load_catalog_names
+from dsminer.mentions.catalog import (
+    catalog_names_in,
+    catalog_url,
+    distinctive_name,
+    load_catalog_names,
+    load_catalog_urls,
+)
 from tests.helpers import assert_one_line_error, invoke
 
 
@@ -62,3 +68,28 @@ def test_run_says_in_one_line_that_a_catalogue_does_not_fit(tmp_path, corpus, mo
 def test_names_in_text_in_order_of_mention():
     text = "We use QRS-12 here. Quux Treebank follows; zapnet in lower case does not count."
     assert catalog_names_in(text, {"ZAPNet", "Quux Treebank", "QRS-12"}) == ["QRS-12", "Quux Treebank"]
+
+
+@pytest.mark.parametrize(("row", "url"), [
+    ({"homepage": "https://quux.example.org/data", "hf_url": "https://hub.example.org/quux"},
+     "https://quux.example.org/data"),
+    ({"homepage": "[More Information Needed]", "hf_url": "https://hub.example.org/quux"}, "https://hub.example.org/quux"),
+    ({"homepage": "[]()", "hf_url": "https://hub.example.org/quux"}, "https://hub.example.org/quux"),
+    ({"homepage": "ttp://quux.example.org/"}, None),
+    ({"homepage": "N/A"}, None),
+    ({}, None),
+])
+def test_a_catalogue_link_is_a_web_address(row, url):
+    assert catalog_url(row) == url
+
+
+def test_catalogue_links_leave_out_names_given_two_links_and_names_a_plus_folds_away(tmp_path):
+    rows = [{"pretty_name": "Quux Treebank", "hf_id": "quux", "homepage": "https://quux.example.org"},
+            {"pretty_name": "Zorba Set", "hf_id": "zorba_a", "hf_url": "https://hub.example.org/zorba_a"},
+            {"pretty_name": "Zorba Set", "hf_id": "zorba_b", "hf_url": "https://hub.example.org/zorba_b"},
+            {"pretty_name": "Quux++", "hf_id": "quuxpp", "homepage": "https://quuxpp.example.org"}]
+    (tmp_path / "a.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    urls = load_catalog_urls(tmp_path)
+    assert urls["quuxtreebank"] == urls["quux"] == "https://quux.example.org"
+    assert "zorbaset" not in urls and urls["zorbaa"] == "https://hub.example.org/zorba_a"
+    assert urls["quuxpp"] == "https://quuxpp.example.org"  # by its id; its name would have made "quux" ambiguous

@@ -115,19 +115,26 @@ def load_catalog_kinds(directory: Path | None) -> dict[str, str]:
     return kinds
 
 
+# A web address: a card's homepage field also holds placeholders ("[More Information Needed]", "[]()", "N/A").
+_WEB_ADDRESS = re.compile(r"https?://[\w-]+(?:\.[\w-]+)+(?:[/?#][^\s\[\]]*)?", re.I)
+
+
 def catalog_url(row: dict) -> str | None:
-    """A catalogue row's link for its dataset: the homepage, else the hub page; None when it gives neither."""
-    return next((row[key] for key in ("homepage", "hf_url") if isinstance(row.get(key), str) and row[key]), None)
+    """A catalogue row's link for its dataset: the homepage, else the hub page, whichever is a web address first;
+    None when neither is."""
+    return next((row[key].strip() for key in ("homepage", "hf_url")
+                 if isinstance(row.get(key), str) and _WEB_ADDRESS.fullmatch(row[key].strip())), None)
 
 
 def load_catalog_urls(directory: Path | None) -> dict[str, str]:
     """Normalised catalogue names with the dataset's URL (homepage, else hub page); empty when the catalogue
-    has none."""
-    urls: dict[str, str] = {}
+    has none. A name that two entries give different URLs is left out, and so is a name with a "+" ("X++"), which
+    the normalised key would fold into another dataset's ("X")."""
+    found: dict[str, set[str]] = {}
     for row in catalog_rows(directory):
         url = catalog_url(row)
         for key in ("pretty_name", "hf_id", "display", "pwc_name"):
             name = row.get(key)
-            if url and isinstance(name, str) and normalize_name(name):
-                urls.setdefault(normalize_name(name.replace("_", " ")), url)
-    return urls
+            if url and isinstance(name, str) and "+" not in name and normalize_name(name):
+                found.setdefault(normalize_name(name.replace("_", " ")), set()).add(url)
+    return {key: next(iter(urls)) for key, urls in found.items() if len(urls) == 1}
