@@ -36,6 +36,25 @@ def test_untied_names_keep_only_paper_urls_that_name_them(birdsong, name, propos
     assert [e["reason"] for e in events.events] == ([reason] if reason else [])
 
 
+def _one_page(text: str, urls: list[str]):
+    from dsminer.document.pdf import PageText, PaperLink, ParsedPaper
+
+    return ParsedPaper(Path("x.pdf"), [PageText(1, text)], [PaperLink(url, 1, None, "text") for url in urls])
+
+
+@pytest.mark.parametrize(("name", "others", "expected"), [
+    ("Owlset", ["Kite Index"], "https://owlset.example.org"),  # the URL spells it
+    ("Kite Index", ["Owlset", "OWL Archive"], None),  # each URL tied to it and to another, spelled by the other
+    ("OWL Archive", ["Kite Index"], "https://data.owl.example.org/get"),  # its acronym is a part of the URL
+    ("Kite Index", [], "https://owlset.example.org"),  # no other dataset of the paper: it is tied to this one
+])
+def test_a_url_tied_to_two_datasets_goes_with_the_one_it_spells(name, others, expected):
+    text = ("We join Owlset and the Kite Index (https://owlset.example.org) for every site.\n\n"
+            "The OWL Archive and the Kite Index (https://data.owl.example.org/get) are merged.")
+    paper = _one_page(text, ["https://owlset.example.org", "https://data.owl.example.org/get"])
+    assert resolve_link(paper, [name], None, None, other_names=others) == expected
+
+
 @pytest.mark.parametrize(
     ("url", "expected"),
     [("http://arxiv.org/abs/1603.03793v2", True), ("https://arxiv.org/pdf/2010.14678v1.pdf", True),

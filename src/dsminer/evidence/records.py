@@ -58,11 +58,16 @@ def resolve_link(paper: ParsedPaper, names: Sequence[str], proposed: str | None,
     """The dataset's link, from the PDF only.
 
     A link the PDF ties to the name (same sentence, its footnote, an anchor over it) wins, and the
-    model's proposal only breaks ties among those. Otherwise a proposal is kept only if the paper
+    model's proposal only breaks ties among those. A link the PDF ties to another of the paper's datasets as well
+    counts only when the URL spells this one's name ("unpaywall.org" of "Unpaywall", not of the "Web of Science"
+    beside it). Otherwise a proposal is kept only if the paper
     contains it and the URL itself names the dataset; the paper's own arXiv page never counts.
     Rejected proposals are logged with the reason.
     """
     tied = [url for url in (link.url for link in links_for_name(paper, names)) if not is_self_link(url)]
+    if tied and other_names:  # a URL the paper ties to other datasets too goes with the one it spells, if any
+        shared = _tied_urls(paper, other_names, names)
+        tied = [url for url in tied if url not in shared or url_names(url, names) or _url_has_acronym(url, names)]
     proposed = first_url(proposed)
     if not tied and not proposed:
         return spelled_link(paper, names, other_names)
@@ -93,6 +98,13 @@ def spelled_link(paper: ParsedPaper, names: Sequence[str], other_names: Sequence
 def is_self_link(url: str) -> bool:
     """A link to a paper's arXiv page: the paper itself (or a cited one), never a dataset."""
     return bool(re.search(r"arxiv\.org/(abs|pdf)/", url, re.I))
+
+
+def _url_has_acronym(url: str, names: Sequence[str]) -> bool:
+    """Whether a part of the URL, between dots and slashes, is an acronym of three letters or more that one of the
+    names is written with ("uci" of "archive.ics.uci.edu" for "UCI ML")."""
+    parts = set(re.split(r"[^0-9a-z]+", url.casefold()))
+    return any(word.casefold() in parts for name in names for word in re.findall(r"\b[A-Z]{3,}\b", name))
 
 
 def url_names(url: str, names: Sequence[str]) -> bool:
