@@ -109,6 +109,15 @@ def test_a_version_or_release_after_a_name(name, bare):
     assert unversioned(name) == bare
 
 
+def test_a_name_with_its_abbreviation_inside_is_both_of_its_forms():
+    text = "We release the Pelagic Larva Survey Atlas (PeLSA) Portal. The Owl Portal is separate."
+    assert same_dataset("Pelagic Larva Survey Atlas (PeLSA) Portal", "PeLSA Portal", text)
+    assert same_dataset("Pelagic Larva Survey Atlas Portal", "Pelagic Larva Survey Atlas (PeLSA) Portal", text)
+    assert same_dataset("Pelagic Larva Survey Atlas (PeLSA)", "Pelagic Larva Survey Atlas", text)
+    assert not same_dataset("Pelagic Larva Survey Atlas (PeLSA) Portal", "Owl Portal", text)
+    assert not same_dataset("Owl counts (2019) data", "Owl counts", text)  # a year, not an abbreviation
+
+
 def test_one_release_of_a_name_joins_it_and_its_study():
     merged = merge_names([("KLMN Study", "used"), ("KLMN", "used"), ("KLMN Release 5.1", "used")],
                          "The KLMN Study follows children. We use KLMN Release 5.1 of KLMN.")

@@ -58,6 +58,8 @@ _VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:(?:(?<![A-Za-z])v|\bversion\s|\
                       r"(?:v\s*)?\d+(?:\.\d+)+|(?:19|20)\d\d)$", re.I)
 # One word with two capitals or more: an abbreviation ("XYZ", "XyZ-2").
 _ABBREVIATION = re.compile(r"(?=(?:[^A-Z\s]*[A-Z]){2})[A-Za-z0-9\-]+")
+# A name with its abbreviation in parentheses inside or at its end: "Xyz Atlas (XyA) Portal", "Xyz Atlas (XyA)".
+_INNER_ABBREVIATION = re.compile(r"(.+?\S)\s*\(\s*([A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*)\s*\)\s*(.*)")
 # A language before a dataset's name names that language's part of it ("English X" of "X").
 _LANGUAGE_PART = re.compile(rf"(?:{'|'.join(LANGUAGES)})\s+(\S.*)$")
 
@@ -185,6 +187,8 @@ def same_dataset(a: str, b: str, text: str) -> bool:
     if base_key(a) == base_key(b):
         return True
     for left, right in ((a, b), (b, a)):
+        if any(base_key(form) == base_key(right) for form in _defined_forms(left)):
+            return True
         language = _LANGUAGE_PART.match(left.strip())
         if language and base_key(language.group(1)) == base_key(right):
             return True
@@ -195,6 +199,16 @@ def same_dataset(a: str, b: str, text: str) -> bool:
         if is_abbreviation_of(left, right, text):
             return True
     return part_of(a, b, text) or part_of(b, a, text)  # last: it searches the whole text
+
+
+def _defined_forms(name: str) -> tuple[str, ...]:
+    """The two names a name with its abbreviation inside stands for: "Xyz Atlas (XyA) Portal" is "Xyz Atlas Portal"
+    and "XyA Portal"; none for a name without one."""
+    match = _INNER_ABBREVIATION.fullmatch(name.strip())
+    if match is None:
+        return ()
+    long, short, rest = match.groups()
+    return f"{long} {rest}".strip(), f"{short} {rest}".strip()
 
 
 def truncates(short: str, long: str) -> bool:
