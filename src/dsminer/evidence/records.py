@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from dsminer.document.links import links_for_name, match_paper_url, platform_for_url
 from dsminer.document.pdf import ParsedPaper, find_mention
@@ -64,19 +65,20 @@ def resolve_link(paper: ParsedPaper, names: Sequence[str], proposed: str | None,
     contains it and the URL itself names the dataset; the paper's own arXiv page never counts.
     Rejected proposals are logged with the reason.
     """
+    tied_elsewhere = cache(lambda: _tied_urls(paper, other_names, names))  # read once, only where needed
     tied = [url for url in (link.url for link in links_for_name(paper, names)) if not is_self_link(url)]
     if tied and other_names:  # a URL the paper ties to other datasets too goes with the one it spells, if any
-        shared = _tied_urls(paper, other_names, names)
-        tied = [url for url in tied if url not in shared or url_names(url, names) or _url_has_acronym(url, names)]
+        tied = [url for url in tied
+                if url not in tied_elsewhere() or url_names(url, names) or _url_has_acronym(url, names)]
     proposed = first_url(proposed)
     if not tied and not proposed:
-        return spelled_link(paper, names, other_names)
+        return spelled_link(paper, names, other_names, tied_elsewhere())
     matched = match_paper_url(proposed, paper.urls()) if proposed else None
     if matched in tied:
         return matched
     if proposed:
         reason = ("not in the paper" if matched is None else "the paper's own page" if is_self_link(matched)
-                  else "tied to another dataset" if matched in _tied_urls(paper, other_names, names)
+                  else "tied to another dataset" if matched in tied_elsewhere()
                   else None if tied or url_names(matched, names) else "not tied to the dataset in the paper")
         if reason:
             _reject(events, paper, names[0], proposed, reason)
@@ -84,10 +86,12 @@ def resolve_link(paper: ParsedPaper, names: Sequence[str], proposed: str | None,
     return tied[0] if tied else matched
 
 
-def spelled_link(paper: ParsedPaper, names: Sequence[str], other_names: Sequence[str] = ()) -> str | None:
+def spelled_link(paper: ParsedPaper, names: Sequence[str], other_names: Sequence[str] = (),
+                 taken: set[str] | None = None) -> str | None:
     """A URL of the paper, outside its reference list, that spells the dataset's name and is not tied to
-    another dataset nor the paper's own page; None when there is none."""
-    taken = _tied_urls(paper, other_names, names)
+    another dataset nor the paper's own page; None when there is none. `taken`: the URLs the paper ties to the
+    other datasets, when already read."""
+    taken = _tied_urls(paper, other_names, names) if taken is None else taken
     for link in paper.links:
         if (link.url not in taken and not is_self_link(link.url) and url_names(link.url, names)
                 and not is_reference_only(paper, link)):
