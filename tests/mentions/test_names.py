@@ -138,6 +138,8 @@ def test_footnote_digit_on_upper_case_names(raw, text, expected):
     ("Vietnamese Treebank", None), ("GitHub", "platform"), ("Hugging Face", "platform"),
     ("English-German", "language"), ("En-De", "language"), ("Penn Treebank", None), ("WMT 2014", None),
     ("SemEval-2017", None), ("CoNLL 2003", None), ("reddit", None),
+    ("v132", "version"), ("2.1", "version"), ("Release 5", "version"), ("R8", None), ("Kelp v2", None),
+    ("KELP 1, ..., KELP 9", "list"), ("README", "identifier"), ("DOI", "identifier"), ("TRUE", "identifier"),
 ])
 def test_name_problem(name, code):
     from dsminer.mentions.names import name_problem
@@ -180,6 +182,10 @@ def test_written_as_model(text, code):
     ("scRNA-seq", "Samples were profiled with scRNA-seq.", "data_kind"),
     ("EEG", "We release our EEG dataset on OSF.", None),
     ("Owl-XL", "We train on the Owl-XL ECG dataset of 21,000 recordings.", None),
+    ("Reef-seq", "Cells were tagged and profiled with Reef-seq.", "data_kind"),  # any sequencing assay
+    ("KELPseq", "Cells were profiled with KELPseq.", "data_kind"),
+    ("Reef-seq", "We release the Reef-seq dataset of 9k cells.", None),
+    ("Kelpseq", "We train on Kelpseq.", None),  # "seq" after a lower-case word is not an assay's suffix
 ])
 def test_a_kind_of_data_is_not_a_dataset_unless_it_is_the_only_name_of_one(name, text, code):
     from dsminer.mentions.names import problem_in_text
@@ -208,6 +214,12 @@ def test_a_kind_of_data_is_not_a_dataset_unless_it_is_the_only_name_of_one(name,
     ("Marlow and Finch", "as in Marlow and Finch (2005), we count", "author"),
     ("KELP & ORCA", "results on KELP & ORCA (2016 release)", None),
     ("Marlow & Finch", "the Marlow & Finch reef survey holds 4k dives", None),
+    # a sole author: a reference entry opens with the name, and every other mention cites it with a year
+    ("Okafor", "a mixture model (Okafor, 2021). As in\nOkafor (2022), we fit.\n\nOkafor, V. Reef models.", "author"),
+    ("Okafor 1999", "sentences of spoken English (Okafor 1999).\nOkafor, Alan. 1999. A reef corpus.", "author"),
+    ("Okafor", "a mixture model (Okafor, 2021). We train on Okafor.\nOkafor, V. Reef models.", None),
+    ("Reefset", "the shared tasks (Kelp 2014; Reefset 2015)\nReefset, Kelp and Coral are used.", None),
+    ("Okafor", "a mixture model (Okafor, 2021) as before.", None),
 ])
 def test_written_as_author(name, text, code):
     from dsminer.mentions.names import written_as_author
@@ -245,3 +257,18 @@ def test_whole_name(name, sentences, whole):
     from dsminer.mentions.names import whole_name
 
     assert whole_name(name, sentences) == whole
+
+
+@pytest.mark.parametrize("name, text, code", [
+    ("Kelpify", "Kelpify is a reference-based annotation method that scores cells.", "defined_tool"),
+    ("Kelpify", "Kelpify is an R package for reef counts.", "defined_tool"),
+    ("Kelpify", "Kelpify is a large database of reef images. Kelpify is a tool too.", None),  # the first says data
+    ("Kelpify", "Kelpify is a method-agnostic dataset of reefs.", None),
+    ("Kelpify", "Kelpify is the benchmark most methods use.", None),
+    ("Kelpify", "We use Kelpify. Kelpify was released in 2019.", None),
+])
+def test_a_name_the_paper_says_is_a_method_or_tool(name, text, code):
+    from dsminer.mentions.names import defined_as_tool
+
+    found = defined_as_tool(name, text)
+    assert (found[0] if found else None) == code

@@ -204,6 +204,8 @@ def test_a_dataset_the_model_names_in_a_plain_sentence_of_any_field_is_kept(sent
     ("Results on the full dataset follow.", "the full dataset", False),
     ("Our method beats the baselines on English-German.", "English-German", False),
     ("Our students liked the course.", "students", False),  # a plain word the paper never writes as data
+    ("Sales of 100 different products were summed.", "100 different products", False),  # a count of things
+    ("The 20 newsgroups dataset has 18k posts.", "20 newsgroups", True),
     ("We collected posts from the reddit dataset.", "reddit", True),
 ])
 def test_a_lower_case_name_is_kept_when_its_words_say_which_data_it_is(sentence, name, kept):

@@ -83,6 +83,9 @@ NOT_DATASETS = frozenset(
     "CVPR ICCV ECCV ICML ICLR NeurIPS NIPS AAAI IJCAI KDD SIGIR WWW USA UK EU OOD IID LLM LLMs GNN GNNs CNNs "
     "RNNs ReLU BLEU ROUGE AUC ROC SGD Adam Table Figure Section Appendix Eq We Our The In This".split()
 )
+# Identifiers, files and literal values a paper writes in any field ("data came from DOI: ...", "see the README"):
+# where data is, or a cell's value, never a dataset's name, whatever data noun is near.
+IDENTIFIERS = frozenset("doi dois readme orcid isbn issn pmid pmcid true false nan".split())
 # The head nouns of an organisation's name, in any country ("University of X", "X Clinic", "X GmbH"): whoever made,
 # funded or hosts data, not the data. A dataset named after one adds its data noun ("the X Clinic cohort").
 ORGANISATION_HEADS = frozenset(

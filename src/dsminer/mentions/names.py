@@ -14,6 +14,7 @@ from dsminer.mentions.lexicon import (
     DATA_WORD_WORDS,
     GENERIC_MODIFIERS,
     GENERIC_NAMES,
+    IDENTIFIERS,
     LANGUAGE_NAMES,
     LANGUAGE_PAIR,
     LANGUAGES,
@@ -45,6 +46,9 @@ _CITATION = re.compile(rf"\bet\s+al\b|\(\s*{_YEAR}\s*\)|\b[A-Z][a-z]+,\s+{_YEAR}
 # a co-author after "and": capitalised, then lower case ("Lee", not "COCO"), after a prefix ("McDonald", "DeNero")
 _SURNAME = r"(?:Mc|Mac|De|Di|Du|La|Le|O['\u2019])?[A-Z][a-z'\u2019-]+"
 _CITED_YEAR = rf"(?:\s*,\s*|\s*\(\s*){_YEAR}\s*[),;]"  # ", 2005)" or " (2005)"
+_VERSION_ONLY = re.compile(r"(?:v|ver\.?\s*|version\s+|release\s+)?\d+(?:[.\-]\d+)*[a-z]?", re.I)  # "v132", "2.1"
+# a sequencing assay by its suffix ("CITE-seq", "Drop-seq", "Smart-seq2"): a kind of data, as "RNA-seq" is
+_ASSAY = re.compile(r"(?:[A-Za-z0-9]+-[Ss]eq|[A-Za-z0-9]*[A-Z]seq)\d*")
 _TOOL_SUFFIX = re.compile(
     r"\b(?:library|libraries|toolkit|toolbox|framework|api|apis|platform|package|software|website|web ?site|"
     r"tools?|marketplace|simulator|parser|tagger)$",
@@ -93,6 +97,9 @@ _NOT_AFTER = frozenset(
     "tasks shared challenge reader model models module network net architecture encoder decoder classifier layer "
     "mechanism algorithm method approach agent variant version leaderboard".split()
 ) | _NOT_PIECES
+# The head nouns that say what a method or a piece of software is, in any field ("X is an R package").
+_TOOL_HEADS = (r"(?i:methods?|tools?|packages?|library|libraries|software|algorithms?|pipelines?|toolkits?|"
+               r"frameworks?|classifiers?|models?|programs?|web servers?|workflows?)")
 MODEL_HEAD_SHARE = 4  # a name is a model's when at least one in this many of its mentions has a model word after it
 
 
@@ -254,6 +261,12 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "generic", f"{name!r} is a generic phrase, not a name"
     if POSSESSIVE.search(text):
         return "fragment", f"{name!r} is the start of a name (a possessive), not a name"
+    if text.casefold() in IDENTIFIERS:
+        return "identifier", f"{name!r} is an identifier, a file or a value, not a dataset"
+    if _VERSION_ONLY.fullmatch(text):
+        return "version", f"{name!r} is a version or number without the name it belongs to"
+    if "..." in text or "\u2026" in text:
+        return "list", f"{name!r} is a shortened list of names, not a name"
     if re.search(r"[a-z]\.\s+[A-Z]\.?$", text):
         return "abbreviation", f"{name!r} is a table abbreviation, not the dataset's name"
     if _SPLIT_LABEL.search(text):
@@ -331,6 +344,8 @@ def written_as_author(name: str, text: str) -> tuple[str, str] | None:
     2005", "(A, B, and X 2015)", "(A, X, & B, 2006)"). A dataset's name is not followed by "et al." nor by a
     co-author and a year. Likewise two surnames joined, cited with a year ("X & Y" of "(X & Y, 2016)")."""
     word = name.strip()
+    if _cited_alone(re.sub(rf"\s+{_YEAR}$", "", word), text):
+        return "author", f"{name!r} is cited as an author, not a dataset"
     pair = re.fullmatch(rf"{_SURNAME}\s+(?:and|&)\s+{_SURNAME}", word)
     if pair and re.search(rf"\b{re.escape(word)}{_CITED_YEAR}", text):
         return "author", f"{name!r} is cited as two authors, not a dataset"
@@ -349,10 +364,40 @@ def written_as_author(name: str, text: str) -> tuple[str, str] | None:
     return None
 
 
+def _cited_alone(word: str, text: str) -> bool:
+    """Whether the surname-shaped `word` is a sole author: a line of the text opens with it as a reference entry
+    does ("X, A." or "X, Alan."), and every other mention cites it with a year ("(X, 2021)", "(X 1999)", "X
+    (2021)", "X et al."). A dataset written with a year ("(Kelp 2014; X 2015)") is never a reference entry's
+    first word."""
+    if not re.fullmatch(_SURNAME, word):
+        return False
+    w = re.escape(word)
+    entries = len(re.findall(rf"(?m)^[ \t]*{w},\s+[A-Z][a-z]*\.", text))
+    cited = len(re.findall(rf"\b{w}(?:{_CITED_YEAR}|\s+{_YEAR}\s*[),;]|\s+et\s+al\b)", text))
+    return entries > 0 and entries + cited == len(re.findall(rf"\b{w}\b", text))
+
+
+def defined_as_tool(name: str, text: str) -> tuple[str, str] | None:
+    """Why `name` is a method or a piece of software: the first sentence that says what it is ("X is a ...",
+    "X was an ...") gives a method's or a tool's head noun within four words ("X is a reference-based annotation
+    method", "X is an R package"), where a dataset's would give a data noun ("X is a database of ...")."""
+    pattern = name_pattern(name.strip())
+    if pattern is None:
+        return None
+    written = f"(?i:{pattern.pattern})" if pattern.flags & re.I else f"(?:{pattern.pattern})"
+    for match in re.finditer(rf"{written}\s+(?:is|was)\s+(?:a|an|the)\s+((?:\S+\s+){{0,3}}?)"
+                             rf"(?:({_TOOL_HEADS})|{DATA_WORD_WORDS})(?![\w\-])", text):
+        if match.group(2):
+            return "defined_tool", f"{name!r} is said to be a {match.group(2)}, not a dataset"
+        return None
+    return None
+
+
 def written_as_data_kind(name: str, text: str) -> tuple[str, str] | None:
-    """Why `name` is a kind of data ("RNA-seq", "ECG", "fMRI"), not a dataset: it is one, and the text never makes
-    it the only name of a dataset ("the EEG dataset", "our ECG database"; "the X ECG dataset" names X)."""
-    if re.sub(r"[^0-9a-z]+", "", name.casefold()) not in DATA_KINDS:
+    """Why `name` is a kind of data ("RNA-seq", "ECG", "fMRI", any "X-seq" assay), not a dataset: it is one, and the
+    text never makes it the only name of a dataset ("the EEG dataset", "our ECG database"; "the X ECG dataset" names
+    X)."""
+    if re.sub(r"[^0-9a-z]+", "", name.casefold()) not in DATA_KINDS and not _ASSAY.fullmatch(name.strip()):
         return None
     pattern = name_pattern(name.strip())
     alone = pattern and rf"\b(?:the|our|this|their|a|an|new)\s+(?:{pattern.pattern})\s+{DATA_NOUN_GROUP}"
@@ -363,9 +408,10 @@ def written_as_data_kind(name: str, text: str) -> tuple[str, str] | None:
 
 def problem_in_text(name: str, text: str) -> tuple[str, str] | None:
     """Why `name` is not a dataset, by its shape (`name_problem`) or by how `text` writes it: an acronym defined as
-    a model, method or task, a model's name, a cited surname, a kind of data. None when nothing speaks against it."""
+    a model, method or task, a model's name, a cited surname, a kind of data, a name said to be a method or tool.
+    None when nothing speaks against it."""
     return (name_problem(name) or defined_as_non_dataset(name, text) or written_as_model(name, text)
-            or written_as_author(name, text) or written_as_data_kind(name, text))
+            or written_as_author(name, text) or written_as_data_kind(name, text) or defined_as_tool(name, text))
 
 
 def looks_like_non_dataset(name: str) -> str | None:

@@ -61,6 +61,7 @@ _ABBREVIATION = re.compile(r"(?=(?:[^A-Z\s]*[A-Z]){2})[A-Za-z0-9\-]+")
 # A name with its abbreviation in parentheses inside or at its end: "Xyz Atlas (XyA) Portal", "Xyz Atlas (XyA)".
 _INNER_ABBREVIATION = re.compile(r"(.+?\S)\s*\(\s*([A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*)\s*\)\s*(.*)")
 # A language before a dataset's name names that language's part of it ("English X" of "X").
+_PLAIN = re.compile(r"[a-z]+|\d[\d,.]*(?:\s+[a-z][a-z\-]*)+")  # a plain word, or a count of things ("100 products")
 _LANGUAGE_PART = re.compile(rf"(?:{'|'.join(LANGUAGES)})\s+(\S.*)$")
 
 
@@ -428,8 +429,8 @@ def _grounded_names(proposals: Sequence[Proposal], paper_text: str, sentences: S
         if problem is not None and problem[0] == "non_dataset" and data_support([proposal.name], sentences):
             problem = None  # a name of a known model or task that the paper writes as data ("the CNN dataset")
         name = clean_name(proposal.name, paper_text) if problem is None else None
-        if name is not None and re.fullmatch(r"[a-z]+", name) and not data_support([name], sentences):
-            name, problem = None, ("generic", "")  # a plain word ("students") the paper never writes as data
+        if name is not None and _PLAIN.fullmatch(name) and not data_support([name], sentences):
+            name, problem = None, ("generic", "")  # a plain word ("students", "100 products") never written as data
         if name is None:
             selection.dropped.append((proposal.name, problem[0] if problem else "not in the paper text or generic"))
             continue
