@@ -21,6 +21,22 @@ def test_records_join_the_dataset_one_of_their_names_names_with_papers_roles_and
     assert view.lookup("Wombat Walks").links == ()
 
 
+def test_a_link_of_one_earlier_paper_is_lent_only_when_it_spells_the_datasets_name():
+    from dsminer.evidence.records import url_spells
+
+    memory = CorpusMemory()
+    memory.add([record("a.pdf", "Quokka Reads", aliases=["QR"], link="https://lab.example.edu/quokka-reads/"),
+                record("a.pdf", "Wombat Walks", link="https://lab.example.edu/data/glove.zip"),
+                record("a.pdf", "Kelp Scenes", link="https://lab.example.edu/downloads/x.zip"),
+                record("b.pdf", "Kelp Scenes", link="https://lab.example.edu/downloads/x.zip")])
+    view = memory.view()
+    lent = view.links(url_spells)
+    assert lent["quokkareads"] == lent["qr"] == "https://lab.example.edu/quokka-reads/"
+    assert "wombatwalks" not in lent  # one paper's link that spells none of its names: maybe another dataset's
+    assert lent["kelpscenes"] == "https://lab.example.edu/downloads/x.zip"  # two papers give it
+    assert view.links()["wombatwalks"] == "https://lab.example.edu/data/glove.zip"  # unchecked without `spells`
+
+
 def test_a_view_is_a_snapshot_and_finds_the_names_a_text_writes_in_order():
     memory = CorpusMemory()
     memory.add([record("a.pdf", "Quokka Reads"), record("a.pdf", "training data")])

@@ -99,3 +99,16 @@ def test_url_names(url, name, expected):
     from dsminer.evidence.records import url_names
 
     assert url_names(url, [name]) is expected
+
+
+@pytest.mark.parametrize(("url", "names", "expected"), [
+    ("https://lab.example.edu/projects/kelpnli/", ["KelpNLI"], True),
+    ("https://kelp.example.edu/data/glove.zip", ["KNLI", "Kelp Natural Inference"], False),  # the host only
+    ("https://example.edu/x/inference-sets/", ["KNLI", "Kelp Natural Inference"], True),  # a word in the path
+    ("https://example.edu/wb/KNLItest.tgz", ["KNLI"], True),  # a part opens with the acronym
+    ("https://papers.example.cc/paper/5071-translating-embeddings", ["MultiKelp"], False),
+])
+def test_url_spells_for_a_link_lent_to_another_paper(url, names, expected):
+    from dsminer.evidence.records import url_spells
+
+    assert url_spells(url, names) is expected

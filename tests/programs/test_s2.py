@@ -253,12 +253,13 @@ def test_a_dataset_left_without_a_link_borrows_one_from_an_earlier_paper_marked_
     from tests.catalog.test_entries import record
 
     memory = CorpusMemory()
-    memory.add([record("earlier.pdf", "KelpScenes", link="https://kelp.example.org/data")])
+    memory.add([record("earlier.pdf", "KelpScenes", link="https://example.org/data/kelpscenes.zip")])
     with offering(memory.view()):
         records, _, events, agent = run_s2(paper_pdf, [BOTH, DETAILS, DETAILS])
     kelp = next(r for r in records if r.name == "KelpScenes")
     assert kelp.dataset_link is None  # the paper gives none
-    assert kelp.borrowed_link.url == "https://kelp.example.org/data" and kelp.borrowed_link.source == "earlier.pdf"
+    assert kelp.borrowed_link.url == "https://example.org/data/kelpscenes.zip"
+    assert kelp.borrowed_link.source == "earlier.pdf"
     reef = next(r for r in records if r.name == "ReefCount-3k")
     assert reef.dataset_link is not None and reef.borrowed_link is None  # a paper's own link is never replaced
     borrowed = [e for e in events.events if e["kind"] == "link_borrowed"]

@@ -10,7 +10,7 @@ offers the papers left what a run without the interruption would have.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -60,13 +60,27 @@ class CorpusView:
                 found.setdefault(id(dataset), (name, dataset))
         return list(found.values())
 
-    def links(self) -> dict[str, str]:
-        """A URL for each known name key, for the link search."""
-        return {key: dataset.links[0][0] for key, dataset in self.known.items() if dataset.links}
+    def links(self, spells: Callable[[str, Sequence[str]], bool] | None = None) -> dict[str, str]:
+        """A URL for each known name key, for the link search. With `spells` (whether a URL spells one of the
+        names), a link one earlier paper gives is lent only when it spells a name of the dataset: a paper's link
+        can be wrong, and a wrong one would spread to every later paper. A catalogue's link, and one that two
+        papers give, are lent as they are."""
+        lent: dict[int, str | None] = {}
+        for dataset in self.known.values():
+            if id(dataset) not in lent:
+                lent[id(dataset)] = next((url for url, source in dataset.links if spells is None
+                                          or _trusted(dataset, url, source, spells)), None)
+        return {key: url for key, dataset in self.known.items() if (url := lent[id(dataset)]) is not None}
 
     def link_sources(self) -> dict[str, str]:
         """Where each known URL comes from: the paper that gives it, or the catalogue."""
         return {url: source for dataset in self.known.values() for url, source in reversed(dataset.links)}
+
+
+def _trusted(dataset: KnownDataset, url: str, source: str, spells: Callable[[str, Sequence[str]], bool]) -> bool:
+    givers = {giver for link, giver in dataset.links if link == url}
+    return (source.startswith("catalogue") or len(givers) >= 2
+            or spells(url, (dataset.name, *dataset.aliases)))
 
 
 class CorpusMemory:

@@ -104,11 +104,23 @@ def is_self_link(url: str) -> bool:
     return bool(re.search(r"arxiv\.org/(abs|pdf)/", url, re.I))
 
 
-def _url_has_acronym(url: str, names: Sequence[str]) -> bool:
-    """Whether a part of the URL, between dots and slashes, is an acronym of three letters or more that one of the
-    names is written with ("uci" of "archive.ics.uci.edu" for "UCI ML")."""
-    parts = set(re.split(r"[^0-9a-z]+", url.casefold()))
-    return any(word.casefold() in parts for name in names for word in re.findall(r"\b[A-Z]{3,}\b", name))
+def _url_has_acronym(url: str, names: Sequence[str], opens: bool = False) -> bool:
+    """Whether a part of the URL, between dots and slashes, is (with `opens`, opens with) an acronym of three letters
+    or more that one of the names is written with ("uci" of "archive.ics.uci.edu" for "UCI ML")."""
+    parts = [part for part in re.split(r"[^0-9a-z]+", url.casefold()) if part]
+    acronyms = [word.casefold() for name in names for word in re.findall(r"\b[A-Z]{3,}\b", name)]
+    return any(part.startswith(word) if opens else part == word for word in acronyms for part in parts)
+
+
+def url_spells(url: str, names: Sequence[str]) -> bool:
+    """Whether the URL spells one of the names whole, a distinctive word of one in its path (not its host: a
+    university's host serves many datasets), or a part of it, between dots and slashes, opens with an acronym of
+    three letters or more that a name is written with ("CBTest.tgz" for "CBT")."""
+    path = re.sub(r"^[a-z][a-z0-9+.\-]*://[^/]*", "", url.casefold())
+    folded = re.sub(r"[^0-9a-z]+", "", url.casefold())
+    return (any(len(key := normalize_name(name)) >= 4 and key in folded for name in names)
+            or url_names(path, [word for name in names for word in name.split()])
+            or _url_has_acronym(url, names, opens=True))
 
 
 def url_names(url: str, names: Sequence[str]) -> bool:

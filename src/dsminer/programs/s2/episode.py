@@ -16,7 +16,7 @@ from dsminer.document.pdf import ParsedPaper
 from dsminer.document.text import within_budget
 from dsminer.events import EventLog, current_events
 from dsminer.evidence.grounding import verify_evidence
-from dsminer.evidence.records import complete_refs
+from dsminer.evidence.records import complete_refs, url_spells
 from dsminer.programs.agent.controller import AgentController, AgentOptions, ReflectiveAgent, step_span
 from dsminer.programs.agent.memory import Experience, MemoryStore
 from dsminer.programs.agent.step_tools import COUNTS_LOCK, Counts
@@ -117,7 +117,7 @@ class Episode(AgentController):
         super().__init__(agent, paper, supplied, events)
         self.agent: OptimisedAgent = agent
         corpus = current_corpus()
-        self.ws = Workspace(paper, supplied, agent.step_budget, {**agent.catalog_urls, **corpus.links()},
+        self.ws = Workspace(paper, supplied, agent.step_budget, {**agent.catalog_urls, **corpus.links(url_spells)},
                             corpus.link_sources(), refs=complete_refs(supplied))
         self.tools = {tool.name: tool for tool in build_tools(self)}
 
