@@ -140,6 +140,8 @@ def test_footnote_digit_on_upper_case_names(raw, text, expected):
     ("SemEval-2017", None), ("CoNLL 2003", None), ("reddit", None),
     ("v132", "version"), ("2.1", "version"), ("Release 5", "version"), ("R8", None), ("Kelp v2", None),
     ("KELP 1, ..., KELP 9", "list"), ("README", "identifier"), ("DOI", "identifier"), ("TRUE", "identifier"),
+    ("Kelp Forced Aligner", "tool"), ("Reef Pipeline", "tool"), ("Bayesian Reef Analysis", "non_dataset"),
+    ("Reef Analyses", "non_dataset"), ("Analysis of Reefs Corpus", None),
 ])
 def test_name_problem(name, code):
     from dsminer.mentions.names import name_problem

@@ -51,7 +51,7 @@ _VERSION_ONLY = re.compile(r"(?:v|ver\.?\s*|version\s+|release\s+)?\d+(?:[.\-]\d
 _ASSAY = re.compile(r"(?:[A-Za-z0-9]+-[Ss]eq|[A-Za-z0-9]*[A-Z]seq)\d*")
 _TOOL_SUFFIX = re.compile(
     r"\b(?:library|libraries|toolkit|toolbox|framework|api|apis|platform|package|software|website|web ?site|"
-    r"tools?|marketplace|simulator|parser|tagger)$",
+    r"tools?|marketplace|simulator|parser|tagger|aligner|tokeni[sz]er|segmenter|annotator|pipeline)$",
     re.I,
 )
 # A table's label for a dataset's split ("CTB-train", "WSJ-dev"): its dataset is the name before the hyphen.
@@ -65,7 +65,8 @@ _NOT_DATA_HEAD = re.compile(
     r"entailment|generation|summari[sz]ation|segmentation|retrieval|extraction|reasoning|learning|modell?ing)s?$"
 )
 _SUFFIX = re.compile(
-    r"\b(?:model|network|classifier|encoder|decoder|loss|score|metric|accuracy|architecture|algorithm)s?$", re.I
+    r"\b(?:model|network|classifier|encoder|decoder|loss|score|metric|accuracy|architecture|algorithm)s?$"
+    r"|\banaly[sz](?:is|es)$", re.I
 )
 # A word written right after a name that makes the name a model's or method's ("the GA Reader", "X network").
 _MODEL_HEAD_AFTER = re.compile(
