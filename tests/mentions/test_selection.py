@@ -167,6 +167,19 @@ def test_created_stands_only_where_the_paper_says_so(sentence, role):
     assert checked_role("OrcaSet", "mentioned", [sentence]) == "mentioned"
 
 
+@pytest.mark.parametrize("sentences, role", [
+    (["Given the recently released OrcaSet, it might be possible to apply our method to whales."], "mentioned"),
+    (["OrcaSet could be adopted in future work.", "A larger OrcaSet would help."], "mentioned"),
+    (["OrcaSet could be adopted in future work.", "We train on OrcaSet."], "used"),  # one sentence reports its use
+    (["We train on OrcaSet."], "used"),
+    (["OrcaSet 0.51 0.62 could 0.70"], "used"),  # table text says nothing either way
+])
+def test_a_dataset_the_paper_only_supposes_is_mentioned(sentences, role):
+    from dsminer.mentions.selection import checked_role
+
+    assert checked_role("OrcaSet", "used", sentences) == role
+
+
 def test_a_name_the_model_calls_a_dataset_is_kept_and_the_papers_data_words_rank_it():
     sentences = ["We evaluate on the OrcaSet benchmark.", "Alpha 71.2 80.3 66.1 - 54.0 Beta 60.1 - 55.2 70.1 49.9",
                  "Alpha Alpha Alpha Alpha appear here.", "The benchmark of GammaNet results follows.",

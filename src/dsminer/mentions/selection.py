@@ -61,6 +61,8 @@ _ABBREVIATION = re.compile(r"(?=(?:[^A-Z\s]*[A-Z]){2})[A-Za-z0-9\-]+")
 # A name with its abbreviation in parentheses inside or at its end: "Xyz Atlas (XyA) Portal", "Xyz Atlas (XyA)".
 _INNER_ABBREVIATION = re.compile(r"(.+?\S)\s*\(\s*([A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*)\s*\)\s*(.*)")
 # A language before a dataset's name names that language's part of it ("English X" of "X").
+_SUPPOSED = re.compile(r"\b(?:might|could|would|future\s+work|in\s+the\s+future)\b", re.I)
+_SUPPOSED_WORDS = 10  # a supposition is said of a name within this many words of it
 _PLAIN = re.compile(r"[a-z]+|\d[\d,.]*(?:\s+[a-z][a-z\-]*)+")  # a plain word, or a count of things ("100 products")
 _LANGUAGE_PART = re.compile(rf"(?:{'|'.join(LANGUAGES)})\s+(\S.*)$")
 
@@ -313,10 +315,30 @@ def _says_created(clause: str, start: int, end: int) -> bool:
 
 
 def checked_role(name: str, role: str, sentences: Sequence[str]) -> str:
-    """The decided role, with "created" kept only where the paper's own words support it (else "used")."""
+    """The decided role, with "created" kept only where the paper's own words support it (else "used"), and
+    "mentioned" where every sentence that writes the name only supposes it ("X might be used in future work")."""
     if role == "created" and not supports_creation(name, sentences):
-        return "used"
+        role = "used"
+    if role != "created" and only_supposed(name, sentences):
+        return "mentioned"
     return role if role in ROLE_ORDER else "used"
+
+
+def only_supposed(name: str, sentences: Sequence[str]) -> bool:
+    """Whether every mention of `name` in prose supposes rather than reports, with "might", "could", "would" or
+    "future work" within a few words of it: a dataset a paper names as a possibility, not one it uses."""
+    pattern = name_pattern(name)
+    if pattern is None:
+        return False
+    mentions = [(sentence, match) for sentence in sentences if not is_table_row_text(sentence)
+                for match in pattern.finditer(sentence)]
+    return bool(mentions) and all(_supposed_near(sentence, match.start(), match.end()) for sentence, match in mentions)
+
+
+def _supposed_near(sentence: str, start: int, end: int) -> bool:
+    before = " ".join(sentence[:start].split()[-_SUPPOSED_WORDS:])
+    after = " ".join(sentence[end:].split()[:_SUPPOSED_WORDS])
+    return bool(_SUPPOSED.search(before) or _SUPPOSED.search(after))
 
 
 def written_as_data(name: str, sentences: Sequence[str]) -> bool:
