@@ -142,6 +142,7 @@ def test_footnote_digit_on_upper_case_names(raw, text, expected):
     ("KELP 1, ..., KELP 9", "list"), ("README", "identifier"), ("DOI", "identifier"), ("TRUE", "identifier"),
     ("Kelp Forced Aligner", "tool"), ("Reef Pipeline", "tool"), ("Bayesian Reef Analysis", "non_dataset"),
     ("Reef Analyses", "non_dataset"), ("Analysis of Reefs Corpus", None),
+    ("Marlow & Finch21", "citation"), ("Marlow and Finch3", "citation"), ("Marlow & Finch", None),
 ])
 def test_name_problem(name, code):
     from dsminer.mentions.names import name_problem

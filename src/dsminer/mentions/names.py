@@ -42,7 +42,9 @@ _MODEL_VARIANT = re.compile(
 MAX_NAME_WORDS = 8
 POSSESSIVE = re.compile(r"['\u2019]s$")  # "AG's": the start of a name ("AG's News"), not a name
 _YEAR = r"(?:19|20)\d\d[a-z]?"
-_CITATION = re.compile(rf"\bet\s+al\b|\(\s*{_YEAR}\s*\)|\b[A-Z][a-z]+,\s+{_YEAR}\b")
+# "et al.", "(2019)", "Smith, 2019", or two surnames with a superscript reference number run in ("Huang & Cole21")
+_CITATION = re.compile(rf"\bet\s+al\b|\(\s*{_YEAR}\s*\)|\b[A-Z][a-z]+,\s+{_YEAR}\b|"
+                       rf"^[A-Z][a-z]+\s*(?:&|and)\s*[A-Z][a-z]+\d{{1,3}}$")
 # a co-author after "and": capitalised, then lower case ("Lee", not "COCO"), after a prefix ("McDonald", "DeNero")
 _SURNAME = r"(?:Mc|Mac|De|Di|Du|La|Le|O['\u2019])?[A-Z][a-z'\u2019-]+"
 _CITED_YEAR = rf"(?:\s*,\s*|\s*\(\s*){_YEAR}\s*[),;]"  # ", 2005)" or " (2005)"
