@@ -114,6 +114,9 @@ _PROBLEM_ADVICE = {
     "platform": "they are platforms that host data; give the name of the dataset hosted there",
     "organisation": "they are organisations; give the name of the dataset they made or hold",
     "place": "they are places; give the name of the dataset gathered there",
+    "identifier": "they are identifiers, files or values; give the name of the dataset they point to",
+    "version": "they are versions or numbers; give the dataset's name with them",
+    "list": "they are shortened lists; give each dataset's own name",
 }
 
 
