@@ -345,7 +345,8 @@ def written_as_model(name: str, text: str) -> tuple[str, str] | None:
 def written_as_author(name: str, text: str) -> tuple[str, str] | None:
     """Why the one-word `name` is an author's surname: the text cites it ("X et al.", "X and Y (2005)", "Y and X,
     2005", "(A, B, and X 2015)", "(A, X, & B, 2006)"). A dataset's name is not followed by "et al." nor by a
-    co-author and a year. Likewise two surnames joined, cited with a year ("X & Y" of "(X & Y, 2016)")."""
+    co-author and a year. Likewise two surnames joined, cited with a year ("X & Y" of "(X & Y, 2016)"), and a sole
+    author, with or without the year ("X", "X 1999": see `_cited_alone`)."""
     word = name.strip()
     if _cited_alone(re.sub(rf"\s+{_YEAR}$", "", word), text):
         return "author", f"{name!r} is cited as an author, not a dataset"

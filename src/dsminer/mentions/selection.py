@@ -60,10 +60,10 @@ _VERSION = re.compile(r"^(.*?[A-Za-z])[\s\-_]*(?:(?:(?<![A-Za-z])v|\bversion\s|\
 _ABBREVIATION = re.compile(r"(?=(?:[^A-Z\s]*[A-Z]){2})[A-Za-z0-9\-]+")
 # A name with its abbreviation in parentheses inside or at its end: "Xyz Atlas (XyA) Portal", "Xyz Atlas (XyA)".
 _INNER_ABBREVIATION = re.compile(r"(.+?\S)\s*\(\s*([A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*)\s*\)\s*(.*)")
-# A language before a dataset's name names that language's part of it ("English X" of "X").
 _SUPPOSED = re.compile(r"\b(?:might|could|would|future\s+work|in\s+the\s+future)\b", re.I)
 _SUPPOSED_WORDS = 10  # a supposition is said of a name within this many words of it
 _PLAIN = re.compile(r"[a-z]+|\d[\d,.]*(?:\s+[a-z][a-z\-]*)+")  # a plain word, or a count of things ("100 products")
+# A language before a dataset's name names that language's part of it ("English X" of "X").
 _LANGUAGE_PART = re.compile(rf"(?:{'|'.join(LANGUAGES)})\s+(\S.*)$")
 
 
