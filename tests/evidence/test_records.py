@@ -107,6 +107,8 @@ def test_url_names(url, name, expected):
     ("https://example.edu/x/inference-sets/", ["KNLI", "Kelp Natural Inference"], True),  # a word in the path
     ("https://example.edu/wb/KNLItest.tgz", ["KNLI"], True),  # a part opens with the acronym
     ("https://papers.example.cc/paper/5071-translating-embeddings", ["MultiKelp"], False),
+    ("https://papers.example.cc/paper/5071-multi-relational-reefs", ["MultiKelp", "Multi-Genre Kelp"], False),
+    ("https://example.edu/sentiment/", ["SKT", "Stanford Kelp Treebank"], False),  # "treebank" says no which
 ])
 def test_url_spells_for_a_link_lent_to_another_paper(url, names, expected):
     from dsminer.evidence.records import url_spells

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 
 from dsminer.document.links import links_for_name, match_paper_url, platform_for_url
 from dsminer.document.pdf import ParsedPaper, find_mention
@@ -113,13 +113,15 @@ def _url_has_acronym(url: str, names: Sequence[str], opens: bool = False) -> boo
 
 
 def url_spells(url: str, names: Sequence[str]) -> bool:
-    """Whether the URL spells one of the names whole, a distinctive word of one in its path (not its host: a
-    university's host serves many datasets), or a part of it, between dots and slashes, opens with an acronym of
-    three letters or more that a name is written with ("CBTest.tgz" for "CBT")."""
-    path = re.sub(r"^[a-z][a-z0-9+.\-]*://[^/]*", "", url.casefold())
-    folded = re.sub(r"[^0-9a-z]+", "", url.casefold())
-    return (any(len(key := normalize_name(name)) >= 4 and key in folded for name in names)
-            or url_names(path, [word for name in names for word in name.split()])
+    """Whether the URL spells one of the names whole, a distinctive word of one whole in its path (not its host: a
+    university's host serves many datasets; not a piece of a word: "multi" of "Multi-Genre"), or a part of it,
+    between dots and slashes, opens with an acronym of three letters or more that a name is written with
+    ("CBTest.tgz" for "CBT")."""
+    fold = partial(re.sub, r"[^0-9a-z]+", "")
+    path = fold(re.sub(r"^[a-z][a-z0-9+.\-]*://[^/]*", "", url.casefold()))
+    words = {fold(word.casefold()) for name in names for word in name.split()}
+    return (any(len(key := normalize_name(name)) >= 4 and key in fold(url.casefold()) for name in names)
+            or any(len(word) >= 5 and word not in GENERIC_URL_WORDS and word in path for word in words)
             or _url_has_acronym(url, names, opens=True))
 
 
