@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache, partial
+from functools import cache
 
 from dsminer.document.links import links_for_name, match_paper_url, platform_for_url
 from dsminer.document.pdf import ParsedPaper, find_mention
@@ -117,23 +117,29 @@ def url_spells(url: str, names: Sequence[str]) -> bool:
     university's host serves many datasets; not a piece of a word: "multi" of "Multi-Genre"), or a part of it,
     between dots and slashes, opens with an acronym of three letters or more that a name is written with
     ("CBTest.tgz" for "CBT")."""
-    fold = partial(re.sub, r"[^0-9a-z]+", "")
-    path = fold(re.sub(r"^[a-z][a-z0-9+.\-]*://[^/]*", "", url.casefold()))
-    words = {fold(word.casefold()) for name in names for word in name.split()}
-    return (any(len(key := normalize_name(name)) >= 4 and key in fold(url.casefold()) for name in names)
+    path = _fold(re.sub(r"^[a-z][a-z0-9+.\-]*://[^/]*", "", url.casefold()))
+    words = {_fold(word) for name in names for word in name.split()}
+    return (_spells_whole(_fold(url), names)
             or any(len(word) >= 5 and word not in GENERIC_URL_WORDS and word in path for word in words)
             or _url_has_acronym(url, names, opens=True))
 
 
 def url_names(url: str, names: Sequence[str]) -> bool:
     """True when the URL spells one of the names, or a distinctive word of one (5 letters or more)."""
-    folded = re.sub(r"[^0-9a-z]+", "", url.casefold())
-    for name in names:
-        words = [w for w in re.findall(r"[a-z]{5,}", name.casefold()) if w not in GENERIC_URL_WORDS]
-        key = normalize_name(name)
-        if (len(key) >= 4 and key in folded) or any(word in folded for word in words):
-            return True
-    return False
+    folded = _fold(url)
+    return _spells_whole(folded, names) or any(
+        word in folded for name in names for word in re.findall(r"[a-z]{5,}", name.casefold())
+        if word not in GENERIC_URL_WORDS)
+
+
+def _fold(text: str) -> str:
+    """Lower case, letters and digits only: how a URL and a name are compared."""
+    return re.sub(r"[^0-9a-z]+", "", text.casefold())
+
+
+def _spells_whole(folded_url: str, names: Sequence[str]) -> bool:
+    """Whether the folded URL holds one of the names whole (four characters or more once folded)."""
+    return any(len(key := normalize_name(name)) >= 4 and key in folded_url for name in names)
 
 
 def _tied_urls(paper: ParsedPaper, other_names: Sequence[str], own: Sequence[str]) -> set[str]:

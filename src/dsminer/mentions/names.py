@@ -389,12 +389,11 @@ def defined_as_tool(name: str, text: str) -> tuple[str, str] | None:
     if pattern is None:
         return None
     written = f"(?i:{pattern.pattern})" if pattern.flags & re.I else f"(?:{pattern.pattern})"
-    for match in re.finditer(rf"{written}\s+(?:is|was)\s+(?:a|an|the)\s+((?:\S+\s+){{0,3}}?)"
-                             rf"(?:({_TOOL_HEADS})|{DATA_WORD_WORDS})(?![\w\-])", text):
-        if match.group(2):
-            return "defined_tool", f"{name!r} is said to be a {match.group(2)}, not a dataset"
+    first = re.search(rf"{written}\s+(?:is|was)\s+(?:a|an|the)\s+(?:\S+\s+){{0,3}}?"
+                      rf"(?:({_TOOL_HEADS})|{DATA_WORD_WORDS})(?![\w\-])", text)
+    if first is None or first.group(1) is None:
         return None
-    return None
+    return "defined_tool", f"{name!r} is said to be a {first.group(1)}, not a dataset"
 
 
 def written_as_data_kind(name: str, text: str) -> tuple[str, str] | None:
