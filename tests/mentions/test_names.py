@@ -275,3 +275,29 @@ def test_a_name_the_paper_says_is_a_method_or_tool(name, text, code):
 
     found = defined_as_tool(name, text)
     assert (found[0] if found else None) == code
+
+
+@pytest.mark.parametrize("name, text, code", [
+    ("KRT", "Cells were labelled with kelp-reactive tags (KRT) and counted.", "defined_kind"),
+    ("KRT", "Cells carry kelp-reactive tags (KRT). KRT data were normalised.", "defined_kind"),  # data of a kind
+    ("RTUs", "Counts were binned into reef taxonomic units (RTUs) per sample.", "defined_kind"),
+    ("RTU", "Counts were binned into reef taxonomic units (RTUs) per sample.", "defined_kind"),  # its plural
+    ("OWC", "We measured the owl wing chord (OWC) of each bird.", "defined_kind"),
+    # written as a body of data, the phrase or the acronym names one
+    ("KLC", "We evaluate on the kelp light chain (KLC) case study. The kelp light chain dataset has 700 rows.", None),
+    ("KLC", "We evaluate on the kelp light chain (KLC) case study and on both KLC datasets.", None),
+    ("ORBS", "Our cohort is the owl reef behaviour (ORBS) study; ORBS study data are public.", None),
+    # a proper name, or a phrase ending in a data noun
+    ("KRC", "We use the Kelp Reef Corpus (KRC) for training.", None),
+    ("KEB", "We match stars to the Kelp eclipsing binary catalog (KEB).", None),
+    ("ORB", "The adolescent owl reef behaviour (ORB) data came from a survey. The Owl Reef Behaviour (ORB).", None),
+    # letters the phrase does not spell are not its acronym
+    ("KRT", "Results of the model test ppl (KRT) are shown.", None),
+])
+def test_an_acronym_spelled_out_as_a_kind_of_thing_is_not_a_dataset(name, text, code):
+    from dsminer.mentions.names import defined_as_kind, problem_in_text
+
+    found = defined_as_kind(name, text)
+    assert (found[0] if found else None) == code
+    if code:
+        assert problem_in_text(name, text)[0] == code

@@ -11,7 +11,9 @@ from dsminer.mentions.lexicon import (
     DATA_KINDS,
     DATA_NOUN_END,
     DATA_NOUN_GROUP,
+    DATA_WORD,
     DATA_WORD_WORDS,
+    FUNCTION_WORDS,
     GENERIC_MODIFIERS,
     GENERIC_NAMES,
     IDENTIFIERS,
@@ -301,6 +303,45 @@ def described_data(phrase: str) -> bool:
     return any(word not in GENERIC_MODIFIERS and word != "data" for word in words[:-1])
 
 
+def abbreviates(short: str, long: str) -> bool:
+    """Whether the capitals of `short` spell `long` in order (Schwartz and Hearst): the first at the start
+    of a word, the others anywhere after it, covering at least two and at least half of `long`'s words and
+    passing over no capitalised word ("SQuAD" does not abbreviate "SQuAD 1.1": it is its first word; "PTB" does
+    not abbreviate "Penn Chinese Treebank")."""
+    capitals = [c.lower() for c in short if c.isupper()]
+    # each word with the whitespace-separated token it belongs to ("Multi-Genre" is one token of two words)
+    tokens = long.split()
+    parts = [(word, token) for token, chunk in enumerate(tokens)
+             for word in re.split(r"[\-/]+", chunk) if word and word.casefold() not in FUNCTION_WORDS]
+    words = [word for word, _ in parts]
+    if not capitals or len(words) < 2:
+        return False
+    for start in range(len(words)):
+        text = " ".join(words[start:]).lower()
+        if not text.startswith(capitals[0]):
+            continue
+        position, used = 1, {0}
+        for letter in capitals[1:]:
+            found = text.find(letter, position)
+            if found < 0:
+                break
+            used.add(text.count(" ", 0, found))
+            position = found + 1
+        else:
+            last = parts[start + max(used)][1]
+            if (len(used) >= 2 and len(used) * 2 >= len(words) and len(words) - start <= len(capitals)
+                    and _spells_capitalised_words(capitals, tokens[parts[start][1]:last + 1])):
+                return True
+    return False
+
+
+def _spells_capitalised_words(capitals: Sequence[str], tokens: Sequence[str]) -> bool:
+    """Whether the initials of the capitalised words an abbreviation spans come, in order, among its capitals: no
+    capitalised word is passed over ("PTB" passes over "Chinese" in "Penn Chinese Treebank", which is CTB)."""
+    letters = iter(capitals)
+    return all(token[0].lower() in letters for token in tokens if token[:1].isupper())
+
+
 def defined_as(name: str, text: str) -> list[str]:
     """The phrases `text` defines the acronym `name` as: the words before "(name)" or "(name,", one for each
     of its capitals ("a basic model (BM)" gives "basic model")."""
@@ -381,6 +422,47 @@ def _cited_alone(word: str, text: str) -> bool:
     return entries > 0 and entries + cited == len(re.findall(rf"\b{w}\b", text))
 
 
+def defined_as_kind(name: str, text: str) -> tuple[str, str] | None:
+    """Why the acronym `name` names a kind of thing, not a dataset: the text spells it out only as a common-noun
+    phrase ("antibody-derived tags (ADT)", "operational taxonomic units (OTUs)", "equivalent width (EW)"), and writes
+    neither it nor that phrase as a body of data ("the free light chain dataset", "the FLC datasets"). A dataset's
+    expansion is a proper name ("Penn Treebank (PTB)") or ends in a data noun ("X eclipsing binary catalog")."""
+    acronym = name.strip()
+    capitals = sum(c.isupper() for c in acronym)
+    if not 2 <= capitals <= 8 or " " in acronym:
+        return None
+    phrases = _spelled_out(acronym, text)
+    if not phrases or any(_proper_or_data(phrase) for phrase in phrases):
+        return None
+    forms = "|".join(re.escape(form) for form in {acronym, *(" ".join(p.split()) for p in phrases)})
+    if re.search(rf"(?<![\w\-])(?:{forms})s?\)?\s+(?:{DATA_NOUN_GROUP}|(?i:stud(?:y|ies)))\b", text, re.I):
+        return None
+    return "defined_kind", f"{name!r} is spelled out as {phrases[0]!r}, a kind of thing, not a dataset"
+
+
+def _spelled_out(acronym: str, text: str) -> list[str]:
+    """The phrases `text` writes right before "(acronym)" or "(acronyms)" whose capitals the acronym spells (the
+    fewest words that do: "antibody-derived tags" of "with antibody-derived tags (ADT)")."""
+    phrases = []
+    for use in re.finditer(rf"\(\s*{re.escape(acronym)}s?\s*[,;)]", text):
+        words = re.sub(r"\s+", " ", text[max(0, use.start() - 120):use.start()]).split()[-8:]
+        for start in range(len(words) - 1, -1, -1):
+            phrase = " ".join(words[start:])
+            if words[start][:1].casefold() == acronym[0].casefold() and abbreviates(acronym, phrase):
+                phrases.append(phrase)
+                break
+    return phrases
+
+
+def _proper_or_data(phrase: str) -> bool:
+    """Whether a spelled-out phrase is a proper name (each word past the first capitalised or a joining word) or ends
+    in a data noun or "data"."""
+    words = phrase.split()
+    if DATA_WORD.fullmatch(words[-1].strip(".,;:")):
+        return True
+    return any(word[:1].isupper() for word in words[1:] if word.casefold() not in FUNCTION_WORDS)
+
+
 def defined_as_tool(name: str, text: str) -> tuple[str, str] | None:
     """Why `name` is a method or a piece of software: the first sentence that says what it is ("X is a ...",
     "X was an ...") gives a method's or a tool's head noun within four words ("X is a reference-based annotation
@@ -411,10 +493,12 @@ def written_as_data_kind(name: str, text: str) -> tuple[str, str] | None:
 
 def problem_in_text(name: str, text: str) -> tuple[str, str] | None:
     """Why `name` is not a dataset, by its shape (`name_problem`) or by how `text` writes it: an acronym defined as
-    a model, method or task, a model's name, a cited surname, a kind of data, a name said to be a method or tool.
+    a model, method or task, a model's name, a cited surname, a kind of data, a name said to be a method or tool, an
+    acronym spelled out only as a common-noun phrase.
     None when nothing speaks against it."""
     return (name_problem(name) or defined_as_non_dataset(name, text) or written_as_model(name, text)
-            or written_as_author(name, text) or written_as_data_kind(name, text) or defined_as_tool(name, text))
+            or written_as_author(name, text) or written_as_data_kind(name, text) or defined_as_tool(name, text)
+            or defined_as_kind(name, text))
 
 
 def looks_like_non_dataset(name: str) -> str | None:

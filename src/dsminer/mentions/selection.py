@@ -18,11 +18,11 @@ from dsminer.mentions.lexicon import (
     DATA_NOUN_GROUP,
     DATA_NOUN_WORDS,
     DATA_WORD_WORDS,
-    FUNCTION_WORDS,
     LANGUAGES,
     NAME_END_NOUN,
 )
 from dsminer.mentions.names import (
+    abbreviates,
     checked_whole_name,
     clean_name,
     count_mentions,
@@ -107,45 +107,6 @@ def base_key(name: str) -> str:
         return normalize_name(match.group(1))
     bare = NAME_END_NOUN.sub("", name.strip())
     return normalize_name(bare if bare != name.strip() and _ABBREVIATION.fullmatch(bare) else name)
-
-
-def abbreviates(short: str, long: str) -> bool:
-    """Whether the capitals of `short` spell `long` in order (Schwartz and Hearst): the first at the start
-    of a word, the others anywhere after it, covering at least two and at least half of `long`'s words and
-    passing over no capitalised word ("SQuAD" does not abbreviate "SQuAD 1.1": it is its first word; "PTB" does
-    not abbreviate "Penn Chinese Treebank")."""
-    capitals = [c.lower() for c in short if c.isupper()]
-    # each word with the whitespace-separated token it belongs to ("Multi-Genre" is one token of two words)
-    tokens = long.split()
-    parts = [(word, token) for token, chunk in enumerate(tokens)
-             for word in re.split(r"[\-/]+", chunk) if word and word.casefold() not in FUNCTION_WORDS]
-    words = [word for word, _ in parts]
-    if not capitals or len(words) < 2:
-        return False
-    for start in range(len(words)):
-        text = " ".join(words[start:]).lower()
-        if not text.startswith(capitals[0]):
-            continue
-        position, used = 1, {0}
-        for letter in capitals[1:]:
-            found = text.find(letter, position)
-            if found < 0:
-                break
-            used.add(text.count(" ", 0, found))
-            position = found + 1
-        else:
-            last = parts[start + max(used)][1]
-            if (len(used) >= 2 and len(used) * 2 >= len(words) and len(words) - start <= len(capitals)
-                    and _spells_capitalised_words(capitals, tokens[parts[start][1]:last + 1])):
-                return True
-    return False
-
-
-def _spells_capitalised_words(capitals: Sequence[str], tokens: Sequence[str]) -> bool:
-    """Whether the initials of the capitalised words an abbreviation spans come, in order, among its capitals: no
-    capitalised word is passed over ("PTB" passes over "Chinese" in "Penn Chinese Treebank", which is CTB)."""
-    letters = iter(capitals)
-    return all(token[0].lower() in letters for token in tokens if token[:1].isupper())
 
 
 def is_abbreviation_of(short: str, long: str, text: str) -> bool:
