@@ -93,6 +93,7 @@ def test_looks_like_non_dataset(name: str, kind: str | None) -> None:
     ("Orca Reef Clinic", "organisation"),
     ("Quorra Tides GmbH", "organisation"),
     ("Institute for Reef Studies (IRS)", "organisation"),
+    ("Kelp Reef Consortium", "organisation"),
     ("Orca Reef Clinic cohort", None),
     ("Kelpford University Reef Archive", None),
     ("AG", None),
@@ -301,3 +302,18 @@ def test_an_acronym_spelled_out_as_a_kind_of_thing_is_not_a_dataset(name, text, 
     assert (found[0] if found else None) == code
     if code:
         assert problem_in_text(name, text)[0] == code
+
+
+@pytest.mark.parametrize("name, text, code", [
+    ("Open Reefs", "# Open Reefs\nWe track open reefs. Most open reefs grow; open reefs recover.", "common_phrase"),
+    # written as data, or as often capitalised, or ending in a data noun, the name stands
+    ("Open Reefs", "# Open Reefs\nWe use Open Reefs data. Most open reefs grow; open reefs recover.", None),
+    ("Open Reefs", "# Open Reefs\nWe track Open Reefs. Most open reefs grow.", None),
+    ("Reef Database", "# Reef Database\nThe reef database holds reefs; the reef database is public.", None),
+    ("KELP", "KELP. kelp grows; kelp recovers.", None),  # one word
+])
+def test_a_phrase_mostly_written_in_lower_case_is_not_a_name(name, text, code):
+    from dsminer.mentions.names import written_as_common_phrase
+
+    found = written_as_common_phrase(name, text)
+    assert (found[0] if found else None) == code

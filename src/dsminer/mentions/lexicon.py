@@ -92,7 +92,7 @@ ORGANISATION_HEADS = frozenset(
     "university universität universidad université università universiteit institute institut instituto gmbh "
     "inc ltd limited llc plc corporation corp clinic hospital laboratory laboratories college foundation "
     "company agency ministry council society association committee department bureau collaboration "
-    "hochschule".split()
+    "hochschule consortium consortia".split()
 )
 # Countries, continents and regions: where data was gathered ("patients in the US", "stations across Europe"), never
 # which data. Cities are left out: a city names a dataset now and then ("Paris" buildings).

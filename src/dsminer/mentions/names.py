@@ -463,6 +463,23 @@ def _proper_or_data(phrase: str) -> bool:
     return any(word[:1].isupper() for word in words[1:] if word.casefold() not in FUNCTION_WORDS)
 
 
+def written_as_common_phrase(name: str, text: str) -> tuple[str, str] | None:
+    """Why a capitalised name of several words is a common phrase capitalised in titles and headings: the text
+    writes it in lower case more often than capitalised ("open access" 153 times, "Open Access" 8), and never as
+    data ("X data", "the X dataset"). A name ending in a data noun names its data ("Chronogram Database")."""
+    words = collapse_whitespace(name).split()
+    if len(words) < 2 or name.islower() or name.isupper() or DATA_NOUN_END.search(name):
+        return None
+    def written(forms: Sequence[str], flags: int = 0) -> re.Pattern[str]:
+        return re.compile(r"(?<![\w\-])" + r"\s+".join(map(re.escape, forms)) + r"(?![\w\-])", flags)
+    lower = len(written([word.lower() for word in words]).findall(text))
+    if lower <= len(written(words).findall(text)):
+        return None
+    if re.search(written(words, re.I).pattern + rf"\s+(?:{DATA_WORD_WORDS})\b", text, re.I):
+        return None
+    return "common_phrase", f"{name!r} is mostly written in lower case, a common phrase, not a dataset's name"
+
+
 def defined_as_tool(name: str, text: str) -> tuple[str, str] | None:
     """Why `name` is a method or a piece of software: the first sentence that says what it is ("X is a ...",
     "X was an ...") gives a method's or a tool's head noun within four words ("X is a reference-based annotation
@@ -494,11 +511,11 @@ def written_as_data_kind(name: str, text: str) -> tuple[str, str] | None:
 def problem_in_text(name: str, text: str) -> tuple[str, str] | None:
     """Why `name` is not a dataset, by its shape (`name_problem`) or by how `text` writes it: an acronym defined as
     a model, method or task, a model's name, a cited surname, a kind of data, a name said to be a method or tool, an
-    acronym spelled out only as a common-noun phrase.
+    acronym spelled out only as a common-noun phrase, a phrase mostly written in lower case.
     None when nothing speaks against it."""
     return (name_problem(name) or defined_as_non_dataset(name, text) or written_as_model(name, text)
             or written_as_author(name, text) or written_as_data_kind(name, text) or defined_as_tool(name, text)
-            or defined_as_kind(name, text))
+            or defined_as_kind(name, text) or written_as_common_phrase(name, text))
 
 
 def looks_like_non_dataset(name: str) -> str | None:
