@@ -31,3 +31,13 @@ def test_section_titles_follow_the_headings():
     sentences = ["Some preamble.", "1 Introduction", "We study X.", "4 Experiments", "We evaluate on Y.", "More."]
     assert section_titles(sentences) == [None, "Introduction", "Introduction", "Experiments", "Experiments",
                                          "Experiments"]
+
+
+@pytest.mark.parametrize("title, expected", [
+    ("Introduction", True), ("Related Work", True), ("Discussion", True), ("Limitations and future work", True),
+    ("ACKNOWLEDGMENTS", True), ("Methods", False), ("Datasets", False), ("Results", False), (None, False),
+])
+def test_is_aside_section(title, expected):
+    from dsminer.document.sections import is_aside_section
+
+    assert is_aside_section(title) is expected

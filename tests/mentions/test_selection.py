@@ -343,3 +343,36 @@ def test_an_expansion_proposed_without_the_data_noun_its_abbreviation_spells():
     proposals = [Proposal("KQuAD"), Proposal("Kestrel Question Answering")]
     chosen = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences).chosen
     assert [(d.name, d.aliases) for d in chosen] == [("KQuAD", ("Kestrel Question Answering",))]
+
+
+_FRAMED = ["1 Introduction", "Earlier work released OrcaSet and the Whale Call Survey (WCS).", "2 Methods",
+           "We train on PodNet recordings.", "WCS calls were resampled.", "We tune on PodNet.", "We test on PodNet.",
+           "5 Discussion", "OrcaSet may also suit our method."]
+
+
+@pytest.mark.parametrize("names, aside", [
+    (["OrcaSet"], True),  # named in the introduction and the discussion only
+    (["PodNet"], False),
+    (["Whale Call Survey"], False),  # its acronym, defined beside it, is written in the methods
+    (["Missing"], False),  # not written: nothing to say
+])
+def test_a_dataset_named_only_where_the_paper_frames_its_work_is_aside(names, aside):
+    from dsminer.document.sections import section_titles
+    from dsminer.mentions.selection import only_aside
+
+    assert only_aside(names, _FRAMED, section_titles(_FRAMED)) is aside
+
+
+def test_no_dataset_is_aside_where_the_framing_sections_would_hold_most_of_the_paper():
+    from dsminer.document.sections import section_titles
+    from dsminer.mentions.selection import only_aside
+
+    sentences = ["1 Introduction", *[f"We train on OrcaSet, run {n}." for n in range(5)], "2 Methods", "We tune."]
+    assert not only_aside(["OrcaSet"], sentences, section_titles(sentences))  # the headings after it were not read
+
+
+def test_the_selection_calls_a_used_dataset_named_only_in_framing_sections_mentioned():
+    proposals = [Proposal("OrcaSet", "dataset", "used"), Proposal("PodNet", "dataset", "used")]
+    text = "\n".join(_FRAMED)
+    roles = {d.name: d.role for d in select_datasets(proposals, text, 5, _FRAMED).chosen}
+    assert roles == {"OrcaSet": "mentioned", "PodNet": "used"}

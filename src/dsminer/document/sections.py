@@ -22,6 +22,10 @@ _KNOWN_SECTION = re.compile(
     r"references|acknowledg\w*|limitations?)\b",
     re.I,
 )
+# Sections that frame the work rather than report it: a dataset named only there is discussed, not used.
+_ASIDE_SECTION = re.compile(
+    r"\b(?:introduction|background|related|discussion|conclusions?|limitations?|future|acknowledg\w*|outlook)\b", re.I
+)
 _MAX_HEADING_WORDS = 7
 
 
@@ -47,6 +51,12 @@ def heading_title(text: str) -> str | None:
 def is_data_section(title: str | None) -> bool:
     """Whether a section of this title is where papers describe their data and experiments."""
     return bool(title) and bool(_DATA_SECTION.search(title))
+
+
+def is_aside_section(title: str | None) -> bool:
+    """Whether a section of this title frames the work (introduction, related work, discussion, conclusions,
+    limitations, acknowledgements) rather than reports what it did."""
+    return bool(title) and bool(_ASIDE_SECTION.search(title))
 
 
 def section_titles(sentences: Sequence[str]) -> list[str | None]:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from dsminer.document.sections import is_aside_section, section_titles
 from dsminer.document.text import is_table_row_text, name_pattern
 from dsminer.mentions.candidates import LIST_OPENER, SPLIT_NOUN, data_support, lists_datasets
 from dsminer.mentions.evidence_model import EvidenceModel, NameEvidence
@@ -285,6 +286,21 @@ def checked_role(name: str, role: str, sentences: Sequence[str]) -> str:
     return role if role in ROLE_ORDER else "used"
 
 
+def only_aside(names: Sequence[str], sentences: Sequence[str], titles: Sequence[str | None]) -> bool:
+    """Whether every sentence that writes one of a dataset's `names`, or the acronym written in brackets after one
+    ("Xyz Reef Survey (XRS)"), lies in a section that frames the work (introduction, related work, discussion,
+    limitations, acknowledgements: see `is_aside_section`): a dataset named only there is discussed, not used. Where
+    the headings were not all read (the framing sections would hold more than half the paper), nothing is."""
+    if 2 * sum(is_aside_section(title) for title in titles) > len(titles):
+        return False
+    text = "\n".join(sentences)
+    defined = (rf"{re.escape(name.strip())}\s*\(\s*([A-Z][\w\-]{{1,15}})\s*\)" for name in names if name.strip())
+    forms = {*names, *(acronym for pattern in defined for acronym in re.findall(pattern, text))}
+    patterns = [pattern for pattern in map(name_pattern, forms) if pattern is not None]
+    places = [title for sentence, title in zip(sentences, titles) if any(p.search(sentence) for p in patterns)]
+    return bool(places) and all(is_aside_section(title) for title in places)
+
+
 def only_supposed(name: str, sentences: Sequence[str]) -> bool:
     """Whether every mention of `name` in prose supposes rather than reports, with "might", "could", "would" or
     "future work" within a few words of it: a dataset a paper names as a possibility, not one it uses."""
@@ -366,11 +382,14 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
     selection = Selection()
     kept, pieces, said = _grounded_names(proposals, paper_text, sentences, selection)
     body = "\n".join(sentences)
+    titles = section_titles(sentences)
     for dataset in merge_names(kept, paper_text):
         members = (dataset.name, *dataset.aliases)
         extra = [piece for member in members for piece in pieces.get(normalize_name(member), [])]
         if extra:
             dataset = replace(dataset, aliases=tuple(dict.fromkeys((*dataset.aliases, *extra))))
+        if dataset.role == "used" and only_aside((dataset.name, *dataset.aliases), sentences, titles):
+            dataset = replace(dataset, role="mentioned")  # named only where the paper frames its work
         support = data_sentences(dataset, sentences)
         if support == 0 and is_table_header(dataset, sentences):
             selection.dropped.append((dataset.name, "table header"))
