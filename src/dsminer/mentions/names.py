@@ -434,7 +434,7 @@ def defined_as_kind(name: str, text: str) -> tuple[str, str] | None:
     phrases = _spelled_out(acronym, text)
     if not phrases or any(_proper_or_data(phrase) for phrase in phrases):
         return None
-    forms = "|".join(re.escape(form) for form in {acronym, *(" ".join(p.split()) for p in phrases)})
+    forms = "|".join(re.escape(form) for form in {acronym, *phrases})
     if re.search(rf"(?<![\w\-])(?:{forms})s?\)?\s+(?:{DATA_NOUN_GROUP}|(?i:stud(?:y|ies)))\b", text, re.I):
         return None
     return "defined_kind", f"{name!r} is spelled out as {phrases[0]!r}, a kind of thing, not a dataset"
