@@ -1,4 +1,5 @@
-"""Known datasets from catalogue files (Hugging Face cards, Papers-with-Code names): an id and a link per name.
+"""Known datasets from catalogue files (Hugging Face cards, TensorFlow Datasets builders, Papers-with-Code names):
+an id and a link per name.
 
 Optional: with no catalogue folder every lookup is empty. Only names that say which dataset on their own are
 read, and a name two catalogue entries of one source share is dropped as ambiguous.
@@ -12,13 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dsminer.catalog.resolution import spelling
-from dsminer.mentions.catalog import catalog_rows, catalog_url
+from dsminer.mentions.catalog import catalog_rows, catalog_source, catalog_url, row_names
 
 
 @dataclass(frozen=True)
 class KnownDataset:
-    """One catalogue entry: its id ("hf:squad", "pwc:Penn_Treebank"), display name and link (None if it has
-    none)."""
+    """One catalogue entry: its id ("hf:squad", "tfds:cifar10", "pwc:Penn_Treebank"), display name and link (None
+    if it has none)."""
 
     known_id: str
     name: str
@@ -27,9 +28,11 @@ class KnownDataset:
 
 def _entry(row: dict) -> tuple[KnownDataset, list[str]] | None:
     """The catalogue entry a row describes and the names it goes by."""
-    if isinstance(row.get("hf_id"), str):
-        names = [row.get("pretty_name"), row["hf_id"], row.get("paperswithcode_id")]
-        return KnownDataset(f"hf:{row['hf_id']}", str(row.get("pretty_name") or row["hf_id"]), catalog_url(row)), names
+    source = catalog_source(row)
+    if source in ("hf", "tfds"):
+        ident = row[f"{source}_id"]
+        known = KnownDataset(f"{source}:{ident}", str(row.get("pretty_name") or ident), catalog_url(row))
+        return known, [*row_names(row), row.get("paperswithcode_id")]
     if isinstance(row.get("pwc_name"), str) and row.get("scirex_type", "Material") == "Material":
         names = [row.get("display"), row["pwc_name"].replace("_", " ")]
         return KnownDataset(f"pwc:{row['pwc_name']}", str(row.get("display") or row["pwc_name"]), None), names

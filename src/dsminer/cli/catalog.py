@@ -12,6 +12,7 @@ from dsminer.catalog.build import update_catalog
 from dsminer.catalog.known import load_known
 from dsminer.catalog.lookup import find_entry, top_entries
 from dsminer.catalog.tables import TABLES, is_catalog, read_catalog
+from dsminer.catalog.tfds import import_tfds
 from dsminer.catalog.tracking import catalog_metrics, log_catalog
 from dsminer.cli.errors import user_errors
 from dsminer.config import DEFAULT_TRACKING_URI
@@ -39,7 +40,8 @@ def build(
     = Path("catalog"),
     known: Annotated[Path | None, typer.Option(
         "--known", file_okay=False, help="Folder of known-dataset catalogues (*.jsonl: Hugging Face cards, "
-                                         "Papers-with-Code names) for ids and links; optional.")] = None,
+                                         "TensorFlow Datasets builders (catalog import-tfds), Papers-with-Code "
+                                         "names) for ids and links; optional.")] = None,
     tracking_uri: Annotated[str | None, typer.Option(
         "--tracking-uri", help=f"MLflow tracking URI [default: {DEFAULT_TRACKING_URI}]")] = None,
     log: Annotated[bool, typer.Option("--log/--no-log", help="Log the catalogue to MLflow as a run of its own.")]
@@ -85,3 +87,24 @@ def top(
         if by not in SORT_KEYS:
             raise typer.BadParameter(f"--by must be one of {', '.join(SORT_KEYS)}")
         typer.echo(top_entries(read_catalog(_catalog_dir(catalog)), by, limit))
+
+
+@catalog_app.command("import-tfds")
+def import_tfds_command(
+    out: Annotated[Path, typer.Option("--out", file_okay=False, help="Known-dataset catalogue folder to write "
+                                      "tfds.jsonl into (give it as --known or the catalog_dir setting).")]
+    = Path("known"),
+    wheel: Annotated[Path | None, typer.Option(
+        "--wheel", help="A downloaded tensorflow-datasets wheel or unpacked package folder [default: download the "
+                        "wheel, without its dependencies, from the package index].")] = None,
+    version: Annotated[str | None, typer.Option("--version", help="The tensorflow-datasets version to download.")]
+    = None,
+) -> None:
+    """Write a known-dataset catalogue of the datasets TensorFlow Datasets describes: each builder's id, the name
+    its description gives, its homepage and its catalogue page, read from the builders' source without running
+    them."""
+    with user_errors():
+        path, rows = import_tfds(out, wheel, version)
+        named = sum(row["pretty_name"] is not None for row in rows)
+        typer.echo(f"wrote {len(rows)} datasets ({named} with a name besides the builder id) to {path} "
+                   f"from {rows[0]['source']}")

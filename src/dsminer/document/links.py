@@ -23,6 +23,8 @@ _PLATFORM_HOSTS: tuple[tuple[str, Platform], ...] = (
     ("zenodo.org", "Zenodo"),
     ("kaggle.com", "Kaggle"),
 )
+_PAPER_PAGE = re.compile(r"\barxiv\.org/(?:abs|pdf)/|\baclanthology\.org/|\baclweb\.org/anthology/|"
+                         r"\bopenreview\.net/(?:forum|pdf)", re.I)
 _TRAILING = ".,;:!?)]}>'\"\u201d\u2019/"
 _FOOTNOTE_MARK = re.compile(r"[A-Za-z)\]]([1-9][0-9]?)(?!\w|\.\d)")
 _SHORT_PARAGRAPH_WORDS = 40
@@ -39,6 +41,11 @@ def _host(url: str) -> str:
         return (urlsplit(text).hostname or "").lower()
     except ValueError:
         return ""
+
+
+def is_paper_page(url: str) -> bool:
+    """A page of a paper (arXiv, the ACL Anthology, OpenReview), which describes a dataset but does not host it."""
+    return bool(_PAPER_PAGE.search(url))
 
 
 def platform_for_url(url: str | None) -> Platform:

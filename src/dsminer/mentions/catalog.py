@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from dsminer.document.links import is_paper_page
 from dsminer.document.text import collapse_whitespace, name_pattern
 from dsminer.errors import ConfigError
 from dsminer.schema import normalize_name
@@ -43,7 +44,7 @@ def distinctive_name(raw: str) -> str | None:
 def _names_in_row(row: dict) -> list[str]:
     if row.get("scirex_type") not in (None, *_DATASET_TYPES):
         return []
-    raw = [row.get(field) for field in _NAME_FIELDS]
+    raw = [row.get(field) for field in _NAME_FIELDS] + (row["aliases"] if isinstance(row.get("aliases"), list) else [])
     return [name for name in (distinctive_name(r) for r in raw if isinstance(r, str)) if name]
 
 
@@ -120,21 +121,46 @@ _WEB_ADDRESS = re.compile(r"https?://[\w-]+(?:\.[\w-]+)+(?:[/?#][^\s\[\]]*)?", r
 
 
 def catalog_url(row: dict) -> str | None:
-    """A catalogue row's link for its dataset: the homepage, else the hub page, whichever is a web address first;
-    None when neither is."""
-    return next((row[key].strip() for key in ("homepage", "hf_url")
-                 if isinstance(row.get(key), str) and _WEB_ADDRESS.fullmatch(row[key].strip())), None)
+    """A catalogue row's link for its dataset: its homepage unless that is a paper's page, else its page on the hub
+    that lists it (Hugging Face, TensorFlow Datasets), whichever is a web address first; None when none is."""
+    for key in ("homepage", "hf_url", "tfds_url"):
+        url = row[key].strip() if isinstance(row.get(key), str) else ""
+        if _WEB_ADDRESS.fullmatch(url) and not (key == "homepage" and is_paper_page(url)):
+            return url
+    return None
+
+
+def catalog_source(row: dict) -> str:
+    """Which catalogue a row comes from: "hf", "tfds", "pwc", or "other"."""
+    return next((source for source, key in (("hf", "hf_id"), ("tfds", "tfds_id"), ("pwc", "pwc_name"))
+                 if isinstance(row.get(key), str)), "other")
+
+
+def row_names(row: dict) -> list[str]:
+    """The names a catalogue row gives its dataset: display names, aliases, and the ids that carry a digit
+    ("cifar10", not "radon")."""
+    names = [row.get(key) for key in ("pretty_name", "display", "pwc_name", "hf_id")]
+    names += row.get("aliases") if isinstance(row.get("aliases"), list) else []
+    tfds_id = row.get("tfds_id")
+    names += [tfds_id] if isinstance(tfds_id, str) and re.search(r"\d", tfds_id) else []
+    return [name for name in names if isinstance(name, str)]
 
 
 def load_catalog_urls(directory: Path | None) -> dict[str, str]:
-    """Normalised catalogue names with the dataset's URL (homepage, else hub page); empty when the catalogue
-    has none. A name that two entries give different URLs is left out, and so is a name with a "+" ("X++"), which
-    the normalised key would fold into another dataset's ("X")."""
-    found: dict[str, set[str]] = {}
+    """Normalised catalogue names with the dataset's URL (see `catalog_url`); empty when the catalogue has none.
+    A name that two entries of one catalogue give different URLs is left out there, the first catalogue read that
+    gives it one URL wins, and a name with a "+" ("X++") is left out, since its key would fold into another
+    dataset's ("X")."""
+    found: dict[str, dict[str, set[str]]] = {}
     for row in catalog_rows(directory):
         url = catalog_url(row)
-        for key in ("pretty_name", "hf_id", "display", "pwc_name"):
-            name = row.get(key)
-            if url and isinstance(name, str) and "+" not in name and normalize_name(name):
-                found.setdefault(normalize_name(name.replace("_", " ")), set()).add(url)
-    return {key: next(iter(urls)) for key, urls in found.items() if len(urls) == 1}
+        for name in row_names(row) if url else ():
+            key = normalize_name(name.replace("_", " "))
+            if key and "+" not in name:
+                found.setdefault(key, {}).setdefault(catalog_source(row), set()).add(url)
+    urls: dict[str, str] = {}
+    for key, sources in found.items():
+        single = next((given for given in sources.values() if len(given) == 1), None)
+        if single is not None:
+            urls[key] = next(iter(single))
+    return urls
