@@ -24,6 +24,9 @@ def together(*mentions: tuple[str, list[str], str], known: dict[str, str] | None
     ("Numbat 2003 NER shared task", "Numbat-2003"),  # the task and campaign it was made for
     ("Numbat 2003 English", "Numbat 2003"),        # a language after the name
     ("Quokka Reads classification", "QuokkaReads"),
+    ("Quokka Reads classification challenge benchmarks", "Quokka Reads"),  # a data noun after the task words
+    ("Wombat Faces DB", "Wombat Faces"),           # "DB" for database
+    ("Wombat Face", "WombatFaces"),                # a long name and its plural
     ("WOMBAT07", "WOMBAT 2007"),                   # an abbreviation ending in a year's two digits
     ("ZQ BILBY", "BILBY"),                         # a maker's short name before the name
     ("ZORBA BILBY 2007", "BILBY 2007"),

@@ -2,14 +2,15 @@
 
 A mention is a record's name with its aliases (the other names that paper gives the dataset). Two mentions
 are one dataset when, in this order:
-1. their names fold to one key: case, punctuation, spacing, a leading "the", a trailing "dataset", a split
+1. their names fold to one key: case, punctuation, spacing, a leading "the", a trailing "dataset" or "DB", a split
    ("X test set", "X data"), a language before an abbreviation ("English PTB"), an "owner/X" id cut to X, a
    year written "'14" read as 2014;
 2. one record gives both full names;
 3. a known catalogue gives both names one id;
 4. one is the other written after its maker's short name ("MS COCO" and "COCO"), where one maker is written so;
 5. one is an abbreviation ending in two digits that the other writes as a year ("VOC07" and "VOC 2007");
-6. their keys are one typing slip apart (rapidfuzz's Levenshtein distance, on long keys only);
+6. their keys are one typing slip apart (rapidfuzz's Levenshtein distance, on long keys only), or one is the
+   other's plural;
 7. one record gives both an abbreviation and its expansion, or a shortening and the one longer name records give
    it (as some paper defines them).
 
@@ -49,6 +50,8 @@ _OWNER_ID = re.compile(r"^[\w.-]+/([\w.-]+)$")
 _SHORT_YEAR = re.compile(r"(?<=[A-Za-z])\s?['\u2019]\s?(\d{2})\b")
 _SPLIT_END = re.compile(r"(?:\s+(?:training|train|test|testing|dev|development|validation|val|evaluation))?"
                         r"\s+(?:data ?set|set|split|data|portion)s?$", re.I)
+# A data noun ending the name, read before the task words it may follow ("X classification benchmarks", "X DB").
+_DATA_END = re.compile(r"\s+(?:data ?sets?|corpus|corpora|benchmarks?|databases?|DB)$", re.I)
 _DATA_START = re.compile(r"^(?:the\s+)?(?:data ?set|corpus|benchmark)\s+(?=\S)", re.I)
 # A language before an abbreviation names the dataset's part in that language ("English PTB"), not another one.
 _LANGUAGE = "|".join(LANGUAGES)
@@ -100,7 +103,7 @@ def spelling(name: str) -> Spelling:
     text = _DATA_START.sub("", _SPLIT_END.sub("", _OWNER_ID.sub(r"\1", text))) or name.strip()
     text = _SHORT_YEAR.sub(lambda match: " " + ("20" if int(match[1]) < 50 else "19") + match[1], text)
     text = _LANGUAGE_BEFORE_ACRONYM.sub("", text)
-    text = _TASK_END.sub("", text) or text
+    text = _TASK_END.sub("", _DATA_END.sub("", text) or text) or text
     key = normalize_name(text)
     return Spelling(name, key, tuple(_NUMBER.findall(text)), tuple(token.casefold() for token in _TOKEN.findall(
         _split_letter_digit(DATA_NOUN.sub(" ", text)))), _distinctive(name, key), bool(_ACRONYM.match(name.strip())))
@@ -357,11 +360,14 @@ def _join_short_years(groups: _Groups) -> None:
 
 def _join_typing_slips(groups: _Groups) -> None:
     """Rule 6: long shared keys one edit apart (two for keys of 16 characters or more) that begin and end alike
-    (an edit at either end makes another name: "ImageNet-A", "ImageNet-R")."""
+    (an edit at either end makes another name: "ImageNet-A", "ImageNet-R"), or one the other's plural ("Wombat
+    Face", "WombatFaces")."""
     by_start: dict[str, list[str]] = defaultdict(list)
     for node in groups.parent:
         if "\x00" not in node and len(node) >= _FUZZY_MIN_LENGTH:
             by_start[node[:2] + node[-2:]].append(node)
+            if node + "s" in groups.parent:
+                groups.union(node, node + "s")
     for keys in by_start.values():
         for index, key in enumerate(keys):
             limit = 2 if len(key) >= 16 else 1
