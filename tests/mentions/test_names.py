@@ -141,6 +141,8 @@ def test_footnote_digit_on_upper_case_names(raw, text, expected):
     ("SemEval-2017", None), ("CoNLL 2003", None), ("reddit", None),
     ("v132", "version"), ("2.1", "version"), ("Release 5", "version"), ("R8", None), ("Kelp v2", None),
     ("KELP 1, ..., KELP 9", "list"), ("README", "identifier"), ("DOI", "identifier"), ("TRUE", "identifier"),
+    ("PDFs", "identifier"), ("Git LFS", "identifier"), ("GB RAM", "identifier"), ("CSV files", "identifier"),
+    ("Kelp CSV", None), ("Zipf Reefs", None),
     ("Kelp Forced Aligner", "tool"), ("Reef Pipeline", "tool"), ("Bayesian Reef Analysis", "non_dataset"),
     ("Reef Analyses", "non_dataset"), ("Analysis of Reefs Corpus", None),
     ("Marlow & Finch21", "citation"), ("Marlow and Finch3", "citation"), ("Marlow & Finch", None),

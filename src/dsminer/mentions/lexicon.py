@@ -86,6 +86,12 @@ NOT_DATASETS = frozenset(
 # Identifiers, files and literal values a paper writes in any field ("data came from DOI: ...", "see the README"):
 # where data is, or a cell's value, never a dataset's name, whatever data noun is near.
 IDENTIFIERS = frozenset("doi dois readme orcid isbn issn pmid pmcid true false nan".split())
+# File formats, storage and computing units, in any field ("the PDFs", "a ZIP archive", "Git LFS", "64 GB RAM"): how
+# data is stored, moved or processed, never which data. A name made only of these words (singular or plural) is none.
+STORAGE_WORDS = frozenset(
+    "file format pdf zip csv tsv json jsonl xml html txt tar gz gzip bz2 hdf5 h5 parquet xlsx xls npy npz git lfs "
+    "kb mb gb tb pb ram gpu cpu tpu".split()
+)
 # The head nouns of an organisation's name, in any country ("University of X", "X Clinic", "X GmbH"): whoever made,
 # funded or hosts data, not the data. A dataset named after one adds its data noun ("the X Clinic cohort").
 ORGANISATION_HEADS = frozenset(

@@ -26,6 +26,7 @@ from dsminer.mentions.lexicon import (
     ORGANISATION_HEADS,
     PLACES,
     PLATFORMS,
+    STORAGE_WORDS,
     TASKS,
 )
 from dsminer.schema import normalize_name
@@ -268,6 +269,9 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "fragment", f"{name!r} is the start of a name (a possessive), not a name"
     if text.casefold() in IDENTIFIERS:
         return "identifier", f"{name!r} is an identifier, a file or a value, not a dataset"
+    if all(word in STORAGE_WORDS or word.removesuffix("s") in STORAGE_WORDS for word in re.split(r"[\s/-]+",
+                                                                                              text.casefold())):
+        return "identifier", f"{name!r} is a file format, storage or computing unit, not a dataset"
     if _VERSION_ONLY.fullmatch(text):
         return "version", f"{name!r} is a version or number without the name it belongs to"
     if "..." in text or "\u2026" in text:
