@@ -153,11 +153,11 @@ def load_catalog_urls(directory: Path | None) -> dict[str, str]:
     dataset's ("X")."""
     found: dict[str, dict[str, set[str]]] = {}
     for row in catalog_rows(directory):
-        url = catalog_url(row)
+        url, source = catalog_url(row), catalog_source(row)
         for name in row_names(row) if url else ():
             key = normalize_name(name.replace("_", " "))
             if key and "+" not in name:
-                found.setdefault(key, {}).setdefault(catalog_source(row), set()).add(url)
+                found.setdefault(key, {}).setdefault(source, set()).add(url)
     urls: dict[str, str] = {}
     for key, sources in found.items():
         single = next((given for given in sources.values() if len(given) == 1), None)
