@@ -30,6 +30,8 @@ def together(*mentions: tuple[str, list[str], str], known: dict[str, str] | None
     ("WOMBAT07", "WOMBAT 2007"),                   # an abbreviation ending in a year's two digits
     ("ZQ BILBY", "BILBY"),                         # a maker's short name before the name
     ("ZORBA BILBY 2007", "BILBY 2007"),
+    ("fine-grained Quokka-100", "Quokka-100"),     # lower-case words that describe it
+    ("QRB-POS", "QRB"),                            # a task after a hyphen
 ])
 def test_one_dataset_written_two_ways_is_one_entry(one, other):
     assert together((one, [], "a.pdf"), (other, [], "b.pdf")) == [[0, 1]]
@@ -119,6 +121,11 @@ def test_a_lower_case_spelling_of_a_distinctive_name_joins_it():
 def test_a_language_or_generic_alias_is_no_bridge():
     mentions = [("WXT 2014 Emu-Kiwi", ["English"], "a.pdf"), ("WXT 2014 Emu-Moa", ["English", "the dataset"], "b.pdf")]
     assert together(*mentions) == [[0], [1]]
+
+
+def test_lower_case_words_before_a_number_or_a_language_pair_after_a_hyphen_stay():
+    assert together(("wombat calls 2", [], "a.pdf"), ("2", [], "b.pdf")) == [[0], [1]]
+    assert together(("WXT 2014 English-French", [], "a.pdf"), ("WXT 2014", [], "b.pdf")) == [[0], [1]]
 
 
 def test_expansion_needs_one_word_per_letter():

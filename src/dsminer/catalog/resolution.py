@@ -53,13 +53,18 @@ _SPLIT_END = re.compile(r"(?:\s+(?:training|train|test|testing|dev|development|v
 # A data noun ending the name, read before the task words it may follow ("X classification benchmarks", "X DB").
 _DATA_END = re.compile(r"\s+(?:data ?sets?|corpus|corpora|benchmarks?|databases?|DB)$", re.I)
 _DATA_START = re.compile(r"^(?:the\s+)?(?:data ?set|corpus|benchmark)\s+(?=\S)", re.I)
+# Lower-case words before a capitalised name describe it, they do not name it ("challenging PASCAL VOC",
+# "fine-grained CIFAR-100", "deterministic Atari 2600 games").
+_DESCRIBED_START = re.compile(r"^(?:[a-z][a-z\-]*\s+)+(?=[A-Z])")
 # A language before an abbreviation names the dataset's part in that language ("English PTB"), not another one.
 _LANGUAGE = "|".join(LANGUAGES)
 _LANGUAGE_BEFORE_ACRONYM = re.compile(rf"^(?:{_LANGUAGE})\s+(?=[A-Z][A-Z0-9-]+\b)")
 # After a name, the task its part serves, the campaign it was made for or its language: the same data ("X 2003 NER
-# shared task", "X 2003 English NER", "Y classification").
-_TASK_END = re.compile(rf"(?:\s+(?:shared\s+tasks?|challenge|competition|evaluation\s+campaign|{_LANGUAGE}|"
-                       rf"{'|'.join(sorted(TASK_WORDS, key=len, reverse=True))}))+$", re.I)
+# shared task", "X 2003 English NER", "Y classification"); a task also after a hyphen that ends a capital or a digit
+# ("XYZ-POS").
+_TASKS = "|".join(sorted(TASK_WORDS, key=len, reverse=True))
+_TASK_END = re.compile(rf"(?:\s+(?:shared\s+tasks?|challenge|competition|evaluation\s+campaign|{_LANGUAGE}|{_TASKS})"
+                       rf"|(?-i:(?<=[A-Z0-9]))-(?:{_TASKS}))+$", re.I)
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 _TOKEN = re.compile(r"\bv\d+(?:\.\d+)*\b|[a-z]+|\d+(?:\.\d+)*[a-z]*", re.I)
 _VERSION_TOKEN = re.compile(r"^(?:v?\d+(?:\.\d+)*[km]?|version|i{1,3}|iv|vi{1,3}|ix)$", re.I)
@@ -101,6 +106,7 @@ def spelling(name: str) -> Spelling:
     writes the same names over and over)."""
     text = _SPACED_POSSESSIVE.sub(r"\1", name.strip())  # "AG 's News", as some text extraction writes it
     text = _DATA_START.sub("", _SPLIT_END.sub("", _OWNER_ID.sub(r"\1", text))) or name.strip()
+    text = _DESCRIBED_START.sub("", text)
     text = _SHORT_YEAR.sub(lambda match: " " + ("20" if int(match[1]) < 50 else "19") + match[1], text)
     text = _LANGUAGE_BEFORE_ACRONYM.sub("", text)
     text = _TASK_END.sub("", _DATA_END.sub("", text) or text) or text
