@@ -15,7 +15,8 @@ from dsminer.mentions.names import (
 TEXT = (
     "We evaluate on FooBench-13 (footnote) and report FooBench-1 results. The Bar corpus is large; "
     "fastText1 is our tool and fastText runs fast, as fastText always does. "
-    "SST-2 and SST appear, and SST again. The Penn\nTreebank is used. CIFAR10 once."
+    "SST-2 and SST appear, and SST again. The Penn\nTreebank is used. CIFAR10 once. Images come from the "
+    "Internet, the World Wide Web."
 )
 
 
@@ -24,6 +25,7 @@ TEXT = (
     [
         ([" 'Bar' ", "\u2022 Penn Treebank", '"SST-2"'], ["Bar", "Penn Treebank", "SST-2"]),
         (["data", "Datasets", "test set", "N/A", "none", "", "  ", "--"], []),
+        (["Internet", "the Internet", "World Wide Web"], []),  # where data is found, not which
         (["FooBench-14"], ["FooBench-1"]),
         (["FooBench-13"], ["FooBench-13"]),
         (["Bar2"], ["Bar"]),
@@ -286,12 +288,16 @@ def test_a_name_the_paper_says_is_a_method_or_tool(name, text, code):
     ("RTUs", "Counts were binned into reef taxonomic units (RTUs) per sample.", "defined_kind"),
     ("RTU", "Counts were binned into reef taxonomic units (RTUs) per sample.", "defined_kind"),  # its plural
     ("OWC", "We measured the owl wing chord (OWC) of each bird.", "defined_kind"),
+    # a heading that capitalises the phrase once does not make it a name
+    ("KRS", "3.2. Kelp Reef Sampling (KRS) Unit\nWe devise a kelp reef sampling (KRS) step. The kelp reef sampling "
+            "(KRS) unit runs once.", "defined_kind"),
     # written as a body of data, the phrase or the acronym names one
     ("KLC", "We evaluate on the kelp light chain (KLC) case study. The kelp light chain dataset has 700 rows.", None),
     ("KLC", "We evaluate on the kelp light chain (KLC) case study and on both KLC datasets.", None),
     ("ORBS", "Our cohort is the owl reef behaviour (ORBS) study; ORBS study data are public.", None),
     # a proper name, or a phrase ending in a data noun
     ("KRC", "We use the Kelp Reef Corpus (KRC) for training.", None),
+    ("KRS", "We use the Kelp Reef Set (KRS). Its kelp reef set (KRS) rows are counts.", None),
     ("KEB", "We match stars to the Kelp eclipsing binary catalog (KEB).", None),
     ("ORB", "The adolescent owl reef behaviour (ORB) data came from a survey. The Owl Reef Behaviour (ORB).", None),
     # letters the phrase does not spell are not its acronym

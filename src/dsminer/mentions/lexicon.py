@@ -43,7 +43,8 @@ GENERIC_NAMES = frozenset(
      "news", "science", "text", "texts", "images", "image", "videos", "video", "audio", "training set",
      "test set", "dev set", "validation set", "training data", "test data", "none", "n/a", "na", "null",
      "unknown", "unspecified", "other", "our dataset", "the dataset", "this dataset", "our data", "database",
-     "survey", "cohort", "registry", "archive", "catalog", "catalogue", "census", "repository", "microdata"}
+     "survey", "cohort", "registry", "archive", "catalog", "catalogue", "census", "repository", "microdata",
+     "internet", "the internet", "world wide web"}
 )
 # Words that, before a data noun, say nothing of which data it is ("synthetic data", "the full dataset", "a large
 # text dataset"): determiners, sizes, splits, provenance in general and the bare kinds of data.
