@@ -155,6 +155,25 @@ def test_a_name_only_unread_text_writes_is_read_by_a_retry_that_adds_it(make_pdf
     assert of_kind(events, "stop", "names")[0]["reason"] in ("quality_met", "nothing_unread")
 
 
+@pytest.mark.parametrize("first, retry, kept", [
+    (names("ReefCount-3k"), names("CoralWatch"), ["ReefCount-3k"]),  # only the retry gives it: not written as data
+    (names("ReefCount-3k", "CoralWatch"), names("CoralWatch"), ["ReefCount-3k", "CoralWatch"]),  # the first gave it
+])
+def test_a_name_only_a_retry_gives_stands_where_the_paper_writes_it_as_data(make_pdf, cue_ranker, first, retry,
+                                                                          kept):
+    filler = " ".join(f"We evaluate model variant {i} on held-out benchmark splits." for i in range(45))
+    text = f"4 Experiments\n\nWe evaluate on the ReefCount-3k benchmark. {filler} Extra counts come from " \
+           "TideLog data. We thank CoralWatch for advice."
+    paper = make_pdf("unwritten.pdf", [text])
+    answers = [first, retry] + [details()] * len(kept)
+    records, _, events, _ = run_agent(paper, answers, retry_budget=1)
+    assert [r.name for r in records] == kept
+    if kept == ["ReefCount-3k"]:
+        assert "CoralWatch (only a retry gave it, never written as data)" in of_kind(events, "result", "names")[-1][
+            "summary"]
+        assert of_kind(events, "retry_outcome", "names")[0]["productive"] is False
+
+
 def test_a_dataset_earlier_papers_used_that_no_attempt_judged_is_asked_about_on_a_retry(paper_pdf):
     from dsminer.catalog.memory import CorpusMemory, offering
     from tests.catalog.test_entries import record

@@ -33,7 +33,7 @@ from dsminer.mentions.benchmarks import find_benchmark_cues
 from dsminer.mentions.candidates import MAX_CANDIDATES, is_name_shaped, sentence_candidates
 from dsminer.mentions.cues import name_like_tokens
 from dsminer.mentions.evidence_model import EvidenceModel
-from dsminer.mentions.selection import Proposal, Selection, select_datasets
+from dsminer.mentions.selection import Proposal, Selection, data_support, select_datasets
 from dsminer.programs.agent.memory import compose_memory_block
 from dsminer.programs.agent.reflection import (
     Reflection,
@@ -55,7 +55,7 @@ from dsminer.programs.steps import (
     run_step,
     shown_text,
 )
-from dsminer.schema import PaperRefs
+from dsminer.schema import PaperRefs, normalize_name
 from dsminer.signatures.reflection import without_memory_block
 from dsminer.tools.workspace import PaperView
 
@@ -227,6 +227,8 @@ class FoundNames:
 
     raw: tuple[Proposal, ...] = ()
     selection: Selection = field(default_factory=Selection)
+    attempts: int = 0
+    unwritten: tuple[str, ...] = ()  # names only a retry gave that the paper never writes as data
 
     @property
     def kept(self) -> tuple[str, ...]:
@@ -263,13 +265,24 @@ class NamesStep(ModelStep):
         return proposals
 
     def merge(self, view: PaperView, state: FoundNames, new: list[Proposal] | None) -> FoundNames:
-        """The decisions of all attempts, through the selection every condition shares."""
-        raw = (*state.raw, *(new or []))
+        """The decisions of all attempts, through the selection every condition shares. A retry was asked for what
+        the first attempt missed, so a dataset name that only a retry gives stands where the paper writes it as
+        data ("the X cohort", "X dataset"); the others are dropped, with why."""
+        new, unwritten = list(new or []), list(state.unwritten)
+        if state.attempts:
+            given = {normalize_name(proposal.name) for proposal in state.raw}
+            fresh = [proposal for proposal in new if proposal.kind == "dataset"
+                     and normalize_name(proposal.name) not in given and not data_support([proposal.name], view.body)]
+            unwritten = list(dict.fromkeys([*unwritten, *(proposal.name for proposal in fresh)]))
+            new = [proposal for proposal in new if proposal not in fresh]
+        raw = (*state.raw, *new)
         paper = view.paper
         if paper.file_name not in self._phrase_scores:
             self._phrase_scores = {paper.file_name: evidence_phrase_scores(paper, self.evidence_model)}
-        return FoundNames(raw, select_datasets(raw, paper.text, self.max_records, view.body, self.evidence_model,
-                                               self._phrase_scores[paper.file_name]))
+        selection = select_datasets(raw, paper.text, self.max_records, view.body, self.evidence_model,
+                                    self._phrase_scores[paper.file_name])
+        selection.dropped.extend((name, "only a retry gave it, never written as data") for name in unwritten)
+        return FoundNames(raw, selection, state.attempts + 1, tuple(unwritten))
 
     def check(self, view: PaperView, params: StepInput, state: FoundNames,
               latest: list[Proposal] | None) -> Reflection:
