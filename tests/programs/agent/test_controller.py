@@ -174,6 +174,22 @@ def test_a_name_only_a_retry_gives_stands_where_the_paper_writes_it_as_data(make
         assert of_kind(events, "retry_outcome", "names")[0]["productive"] is False
 
 
+def test_an_attempt_that_gave_no_answer_leaves_the_next_one_a_first_answer(make_pdf):
+    from dsminer.mentions.selection import Proposal
+    from dsminer.programs.agent.step_tools import FoundNames
+
+    agent = ReflectiveAgent(AgentOptions())
+    paper = parse_pdf(make_pdf("thanks.pdf", ["We evaluate on the ReefCount-3k benchmark. We thank CoralWatch."]))
+    view, step = agent.tools.call("parse", paper), agent.steps["names"]
+    coral, reef = Proposal("CoralWatch", "dataset", "used"), Proposal("ReefCount-3k", "dataset", "used")
+    failed = step.merge(view, FoundNames(), None)
+    assert step.merge(view, failed, [coral]).kept == ("CoralWatch",)  # the model decides its first answer
+    answered = step.merge(view, FoundNames(), [reef])
+    retried = step.merge(view, answered, [coral])
+    assert retried.kept == ("ReefCount-3k",)
+    assert ("CoralWatch", "only a retry gave it, never written as data") in retried.selection.dropped
+
+
 def test_a_dataset_earlier_papers_used_that_no_attempt_judged_is_asked_about_on_a_retry(paper_pdf):
     from dsminer.catalog.memory import CorpusMemory, offering
     from tests.catalog.test_entries import record

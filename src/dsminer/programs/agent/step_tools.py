@@ -268,8 +268,8 @@ class NamesStep(ModelStep):
         """The decisions of all attempts, through the selection every condition shares. A retry was asked for what
         the first attempt missed, so a dataset name that only a retry gives stands where the paper writes it as
         data ("the X cohort", "X dataset"); the others are dropped, with why."""
-        new, unwritten = list(new or []), list(state.unwritten)
-        if state.attempts:
+        answered, new, unwritten = new is not None, list(new or []), list(state.unwritten)
+        if state.attempts:  # attempts that answered before this one
             given = {normalize_name(proposal.name) for proposal in state.raw}
             fresh = [proposal for proposal in new if proposal.kind == "dataset"
                      and normalize_name(proposal.name) not in given and not data_support([proposal.name], view.body)]
@@ -282,7 +282,7 @@ class NamesStep(ModelStep):
         selection = select_datasets(raw, paper.text, self.max_records, view.body, self.evidence_model,
                                     self._phrase_scores[paper.file_name])
         selection.dropped.extend((name, "only a retry gave it, never written as data") for name in unwritten)
-        return FoundNames(raw, selection, state.attempts + 1, tuple(unwritten))
+        return FoundNames(raw, selection, state.attempts + answered, tuple(unwritten))
 
     def check(self, view: PaperView, params: StepInput, state: FoundNames,
               latest: list[Proposal] | None) -> Reflection:
