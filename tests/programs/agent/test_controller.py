@@ -157,10 +157,12 @@ def test_a_name_only_unread_text_writes_is_read_by_a_retry_that_adds_it(make_pdf
 
 @pytest.mark.parametrize("first, retry, kept", [
     (names("ReefCount-3k"), names("CoralWatch"), ["ReefCount-3k"]),  # only the retry gives it: not written as data
+    ({"names": [*names("ReefCount-3k")["names"], *names("CoralWatch", kind="model")["names"]]}, names("CoralWatch"),
+     ["ReefCount-3k"]),  # the first called it a model, the retry a dataset
     (names("ReefCount-3k", "CoralWatch"), names("CoralWatch"), ["ReefCount-3k", "CoralWatch"]),  # the first gave it
 ])
-def test_a_name_only_a_retry_gives_stands_where_the_paper_writes_it_as_data(make_pdf, cue_ranker, first, retry,
-                                                                          kept):
+def test_a_name_only_a_retry_calls_a_dataset_stands_where_the_paper_writes_it_as_data(make_pdf, cue_ranker, first,
+                                                                                    retry, kept):
     filler = " ".join(f"We evaluate model variant {i} on held-out benchmark splits." for i in range(45))
     text = f"4 Experiments\n\nWe evaluate on the ReefCount-3k benchmark. {filler} Extra counts come from " \
            "TideLog data. We thank CoralWatch for advice."
@@ -169,8 +171,8 @@ def test_a_name_only_a_retry_gives_stands_where_the_paper_writes_it_as_data(make
     records, _, events, _ = run_agent(paper, answers, retry_budget=1)
     assert [r.name for r in records] == kept
     if kept == ["ReefCount-3k"]:
-        assert "CoralWatch (only a retry gave it, never written as data)" in of_kind(events, "result", "names")[-1][
-            "summary"]
+        summary = of_kind(events, "result", "names")[-1]["summary"]
+        assert "CoralWatch (only a retry called it a dataset, never written as data)" in summary
         assert of_kind(events, "retry_outcome", "names")[0]["productive"] is False
 
 
@@ -187,7 +189,7 @@ def test_an_attempt_that_gave_no_answer_leaves_the_next_one_a_first_answer(make_
     answered = step.merge(view, FoundNames(), [reef])
     retried = step.merge(view, answered, [coral])
     assert retried.kept == ("ReefCount-3k",)
-    assert ("CoralWatch", "only a retry gave it, never written as data") in retried.selection.dropped
+    assert ("CoralWatch", "only a retry called it a dataset, never written as data") in retried.selection.dropped
 
 
 def test_a_dataset_earlier_papers_used_that_no_attempt_judged_is_asked_about_on_a_retry(paper_pdf):

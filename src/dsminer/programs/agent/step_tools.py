@@ -228,7 +228,7 @@ class FoundNames:
     raw: tuple[Proposal, ...] = ()
     selection: Selection = field(default_factory=Selection)
     attempts: int = 0
-    unwritten: tuple[str, ...] = ()  # names only a retry gave that the paper never writes as data
+    unwritten: tuple[str, ...] = ()  # names only a retry called datasets that the paper never writes as data
 
     @property
     def kept(self) -> tuple[str, ...]:
@@ -266,11 +266,12 @@ class NamesStep(ModelStep):
 
     def merge(self, view: PaperView, state: FoundNames, new: list[Proposal] | None) -> FoundNames:
         """The decisions of all attempts, through the selection every condition shares. A retry was asked for what
-        the first attempt missed, so a dataset name that only a retry gives stands where the paper writes it as
-        data ("the X cohort", "X dataset"); the others are dropped, with why."""
+        the first attempt missed, so a name that only a retry calls a dataset (no earlier answer gave it, or one
+        called it a model or something else) stands where the paper writes it as data ("the X cohort", "X dataset");
+        the others are dropped, with why."""
         answered, new, unwritten = new is not None, list(new or []), list(state.unwritten)
         if state.attempts:  # attempts that answered before this one
-            given = {normalize_name(proposal.name) for proposal in state.raw}
+            given = {normalize_name(proposal.name) for proposal in state.raw if proposal.kind == "dataset"}
             fresh = [proposal for proposal in new if proposal.kind == "dataset"
                      and normalize_name(proposal.name) not in given and not data_support([proposal.name], view.body)]
             unwritten = list(dict.fromkeys([*unwritten, *(proposal.name for proposal in fresh)]))
@@ -281,7 +282,8 @@ class NamesStep(ModelStep):
             self._phrase_scores = {paper.file_name: evidence_phrase_scores(paper, self.evidence_model)}
         selection = select_datasets(raw, paper.text, self.max_records, view.body, self.evidence_model,
                                     self._phrase_scores[paper.file_name])
-        selection.dropped.extend((name, "only a retry gave it, never written as data") for name in unwritten)
+        why = "only a retry called it a dataset, never written as data"
+        selection.dropped.extend((name, why) for name in unwritten)
         return FoundNames(raw, selection, state.attempts + answered, tuple(unwritten))
 
     def check(self, view: PaperView, params: StepInput, state: FoundNames,
