@@ -88,10 +88,11 @@ NOT_DATASETS = frozenset(
 # where data is, or a cell's value, never a dataset's name, whatever data noun is near.
 IDENTIFIERS = frozenset("doi dois readme orcid isbn issn pmid pmcid true false nan".split())
 # File formats, storage and computing units, in any field ("the PDFs", "a ZIP archive", "Git LFS", "64 GB RAM"): how
-# data is stored, moved or processed, never which data. A name made only of these words (singular or plural) is none.
+# data is stored, moved or processed, never which data. A name made only of these words (singular or plural), maybe
+# with words that say nothing of which data ("Git Large File Storage"), is none.
 STORAGE_WORDS = frozenset(
     "file format pdf zip csv tsv json jsonl xml html txt tar gz gzip bz2 hdf5 h5 parquet xlsx xls npy npz git lfs "
-    "kb mb gb tb pb ram gpu cpu tpu".split()
+    "kb mb gb tb pb ram gpu cpu tpu storage".split()
 )
 # The head nouns of an organisation's name, in any country ("University of X", "X Clinic", "X GmbH"): whoever made,
 # funded or hosts data, not the data. A dataset named after one adds its data noun ("the X Clinic cohort").

@@ -269,8 +269,9 @@ def name_problem(name: str) -> tuple[str, str] | None:
         return "fragment", f"{name!r} is the start of a name (a possessive), not a name"
     if text.casefold() in IDENTIFIERS:
         return "identifier", f"{name!r} is an identifier, a file or a value, not a dataset"
-    if all(word in STORAGE_WORDS or word.removesuffix("s") in STORAGE_WORDS for word in re.split(r"[\s/-]+",
-                                                                                              text.casefold())):
+    words = re.split(r"[\s/-]+", text.casefold())
+    storage = [word in STORAGE_WORDS or word.removesuffix("s") in STORAGE_WORDS for word in words]
+    if any(storage) and all(kept or word in GENERIC_MODIFIERS for kept, word in zip(storage, words)):
         return "identifier", f"{name!r} is a file format, storage or computing unit, not a dataset"
     if _VERSION_ONLY.fullmatch(text):
         return "version", f"{name!r} is a version or number without the name it belongs to"
