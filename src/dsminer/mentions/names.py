@@ -438,9 +438,9 @@ def defined_as_kind(name: str, text: str) -> tuple[str, str] | None:
     if not 2 <= capitals <= 8 or " " in acronym:
         return None
     phrases = _spelled_out(acronym, text)
-    if not phrases or any(DATA_WORD.fullmatch(phrase.split()[-1].strip(".,;:")) for phrase in phrases):
+    if not phrases or any(_ends_in_data(phrase) for phrase in phrases):
         return None
-    if 2 * sum(_proper_or_data(phrase) for phrase in phrases) >= len(phrases):
+    if 2 * sum(_proper(phrase) for phrase in phrases) >= len(phrases):
         return None  # a proper name at least as often as a common phrase, which a heading may capitalise
     forms = "|".join(re.escape(form) for form in {acronym, *phrases})
     if re.search(rf"(?<![\w\-])(?:{forms})s?\)?\s+(?:{DATA_NOUN_GROUP}|(?i:stud(?:y|ies)))\b", text, re.I):
@@ -462,13 +462,15 @@ def _spelled_out(acronym: str, text: str) -> list[str]:
     return phrases
 
 
-def _proper_or_data(phrase: str) -> bool:
-    """Whether a spelled-out phrase is a proper name (each word past the first capitalised or a joining word) or ends
-    in a data noun or "data"."""
-    words = phrase.split()
-    if DATA_WORD.fullmatch(words[-1].strip(".,;:")):
-        return True
-    return any(word[:1].isupper() for word in words[1:] if word.casefold() not in FUNCTION_WORDS)
+def _ends_in_data(phrase: str) -> bool:
+    """Whether a spelled-out phrase ends in a data noun or "data"."""
+    return bool(DATA_WORD.fullmatch(phrase.split()[-1].strip(".,;:")))
+
+
+def _proper(phrase: str) -> bool:
+    """Whether a spelled-out phrase is written as a proper name: a word past the first, other than a joining word, is
+    capitalised."""
+    return any(word[:1].isupper() for word in phrase.split()[1:] if word.casefold() not in FUNCTION_WORDS)
 
 
 def written_as_common_phrase(name: str, text: str) -> tuple[str, str] | None:
