@@ -12,6 +12,7 @@ from dsminer.evidence.candidate_ranker import (
     activate_candidate_ranker,
     active_candidate_ranker,
     is_phrase_name,
+    named_as_data,
     offer_candidates,
     paper_phrases,
     phrase_runs,
@@ -143,3 +144,15 @@ def test_the_ranker_fills_the_offer_after_the_cue_names_with_phrases_it_scores_a
     # what the ranker scores at or under the threshold is never offered, even when likelier a dataset than not
     quiet = CandidateRanker({"L=follow": FILL_LOG_ODDS}, 0.0)
     assert [c.name for c in offer_candidates(paper, ranker=quiet)] == ["Kelpwood"]
+
+
+def test_a_word_also_written_in_lower_case_is_offered_only_where_the_paper_names_data_with_it(make_pdf):
+    text = ("Methods\n\nThe third case study examines kelp survival in reef waters.\n\n"
+            "We fit every model to the Kelp dataset, which an R package holds.\n\n"
+            "Survival follows Results closely, and results follow survival.")
+    paper = parse_pdf(make_pdf("kelp.pdf", [text]))
+    ranker = CandidateRanker({"words=1": 2.0}, FILL_LOG_ODDS)
+    phrases = {phrase.name: phrase for phrase in paper_phrases(paper)}
+    assert named_as_data(phrases["Kelp"]) and not named_as_data(phrases["Results"])
+    names = [c.name for c in offer_candidates(paper, ranker=ranker)]
+    assert "Kelp" in names and "Results" not in names  # both written in lower case too; only one names data

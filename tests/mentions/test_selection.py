@@ -191,6 +191,16 @@ def test_a_name_the_model_calls_a_dataset_is_kept_and_the_papers_data_words_rank
     assert [d.name for d in selection.capped] == ["DeltaNet"] and selection.dropped == []
 
 
+def test_under_the_cap_what_the_paper_uses_comes_before_what_it_only_mentions():
+    sentences = ["We queried Reefus for every university and counted its records.", "Reefus covers all journals.",
+                 "Other aggregators such as the KelpHub database exist.", "The ShoalBank database is one more."]
+    proposals = [Proposal("KelpHub", role="mentioned"), Proposal("ShoalBank", role="mentioned"), Proposal("Reefus")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=2, sentences=sentences)
+    # the used dataset no sentence writes beside a data noun, then the mentioned ones the paper calls databases
+    assert [d.name for d in selection.chosen] == ["Reefus", "KelpHub"]
+    assert [d.name for d in selection.capped] == ["ShoalBank"]
+
+
 @pytest.mark.parametrize("sentence, name", [
     ("We analysed 502,000 participants from the UK Biobank cohort.", "UK Biobank"),
     ("Our cohort was drawn from NHANES 2011-2014 survey cycles.", "NHANES 2011-2014"),

@@ -29,6 +29,7 @@ from dsminer.mentions.candidates import (
     written_lower,
 )
 from dsminer.mentions.lexicon import (
+    DATA_NOUN,
     DATA_NOUN_END,
     LANGUAGE_NAMES,
     LANGUAGE_PAIR,
@@ -279,13 +280,21 @@ def offer_candidates(paper: ParsedPaper, catalog: Iterable[str] = (), limit: int
         if len(wholes) == limit or log_odds <= FILL_LOG_ODDS:
             break
         if (problem_in_text(phrase.name, paper.text) is not None or not mentions_outside(phrase.name, names, text)
-                or written_lower(phrase.name, text) or phrase.name.casefold() in PLAIN_WORDS):
+                or (written_lower(phrase.name, text) and not named_as_data(phrase))
+                or phrase.name.casefold() in PLAIN_WORDS):
             continue
         whole = checked_whole_name(phrase.name, body, paper.text)
         if whole is not None and whole.casefold() not in wholes:
             kinds = tuple(sorted(sources.get(phrase.name.casefold(), ("", set()))[1]))
             wholes[whole.casefold()] = Candidate(whole, count_mentions(whole, text), kinds, round(log_odds, 3))
     return list(wholes.values())
+
+
+def named_as_data(phrase: Phrase) -> bool:
+    """Whether a sentence writes the phrase inside the sentence, capitalised, right before a data noun ("the Prostate
+    dataset"): the paper's own name for a dataset, whatever the word means elsewhere in lower case ("prostate
+    cancer"). (A phrase that opens a sentence is not read alone: see `phrase_runs`.)"""
+    return any(key.startswith("R=") and DATA_NOUN.fullmatch(key[2:]) for key in phrase.features)
 
 
 def phrase_log_odds(paper: ParsedPaper, ranker: CandidateRanker | None = None,

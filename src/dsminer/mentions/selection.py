@@ -375,9 +375,10 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
     - with an `evidence_model` (fitted for the model that answered), a dataset whose evidence gives it a probability
       under the model's threshold is dropped, and the rest are ranked by that probability (`phrase_scores`, the
       candidate ranker's log-odds of the paper's phrases by case-folded phrase, is one of its features); without
-      one, they are ranked by whether a sentence writes them as data, then created, used, mentioned (a "created"
-      role stands only where a sentence naming the dataset says the paper makes it), then by how many sentences
-      write them as data, then by mentions; cut to `cap`.
+      one, what the paper only mentions comes after what it uses or creates, and within each they are ranked by
+      whether a sentence writes them as data, then created before used (a "created" role stands only where a
+      sentence naming the dataset says the paper makes it), then by how many sentences write them as data, then by
+      mentions; cut to `cap`.
     """
     selection = Selection()
     kept, pieces, said = _grounded_names(proposals, paper_text, sentences, selection)
@@ -409,7 +410,7 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
         ranked = sorted(selection.chosen, key=lambda d: -selection.trust[d.name])
     else:
         ranked = sorted(selection.chosen, key=lambda d: (
-            selection.evidence[d.name].data_sentences == 0, ROLE_ORDER.get(d.role, 3),
+            d.role == "mentioned", selection.evidence[d.name].data_sentences == 0, ROLE_ORDER.get(d.role, 3),
             -selection.evidence[d.name].data_sentences, -d.mentions))
     selection.chosen, selection.capped = ranked[:cap], ranked[cap:]
     return selection
