@@ -191,6 +191,18 @@ def test_a_name_the_model_calls_a_dataset_is_kept_and_the_papers_data_words_rank
     assert [d.name for d in selection.capped] == ["DeltaNet"] and selection.dropped == []
 
 
+def test_two_names_run_together_are_no_name_of_their_own():
+    sentences = ["We train on the Kelp Treebank and on Text9.", "Kelp Treebank Text9 Average",
+                 "The Reef Survey 2003 holds 40 sites."]
+    proposals = [Proposal("Text9"), Proposal("Kelp Treebank"), Proposal("Kelp Treebank Text9"),
+                 Proposal("Reef Survey 2003"), Proposal("Reef Survey")]
+    selection = select_datasets(proposals, " ".join(sentences), cap=5, sentences=sentences)
+    assert ("Kelp Treebank Text9", "two names run together") in selection.dropped
+    # a name and its year stay one name
+    assert sorted((d.name, d.aliases) for d in selection.chosen) == [
+        ("Kelp Treebank", ()), ("Reef Survey 2003", ("Reef Survey",)), ("Text9", ())]
+
+
 def test_under_the_cap_what_the_paper_uses_comes_before_what_it_only_mentions():
     sentences = ["We queried Reefus for every university and counted its records.", "Reefus covers all journals.",
                  "Other aggregators such as the KelpHub database exist.", "The ShoalBank database is one more."]

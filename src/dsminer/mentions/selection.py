@@ -370,7 +370,7 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
       citations, generic phrases, tools and platforms, languages, models, metrics or tasks (a known one only while
       the paper never writes it as data), acronyms the text defines as one ("a basic model (BM)"), names it writes
       as a model's ("the GA Reader": see `written_as_model`), surnames it cites ("X et al.": see
-      `written_as_author`), runs of a table's column labels;
+      `written_as_author`), runs of a table's column labels, two proposed names run together;
     - merged with their aliases;
     - with an `evidence_model` (fitted for the model that answered), a dataset whose evidence gives it a probability
       under the model's threshold is dropped, and the rest are ranked by that probability (`phrase_scores`, the
@@ -381,6 +381,9 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
       mentions; cut to `cap`.
     """
     selection = Selection()
+    joined = {p.name for p in proposals if _two_names(p.name, [other.name for other in proposals])}
+    selection.dropped += [(name, "two names run together") for name in sorted(joined)]
+    proposals = [proposal for proposal in proposals if proposal.name not in joined]
     kept, pieces, said = _grounded_names(proposals, paper_text, sentences, selection)
     body = "\n".join(sentences)
     titles = section_titles(sentences)
@@ -414,6 +417,15 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
             -selection.evidence[d.name].data_sentences, -d.mentions))
     selection.chosen, selection.capped = ranked[:cap], ranked[cap:]
     return selection
+
+
+def _two_names(name: str, names: Sequence[str]) -> bool:
+    """Whether `name` is two of the other `names` written one after the other ("Xbank Text9" of "Xbank" and
+    "Text9"): a table's header row or a list read as one name."""
+    keys = {normalize_name(other) for other in names if normalize_name(other) != normalize_name(name)}
+    words = name.split()
+    return any(normalize_name(" ".join(words[:n])) in keys and normalize_name(" ".join(words[n:])) in keys
+               for n in range(1, len(words)))
 
 
 def _grounded_names(proposals: Sequence[Proposal], paper_text: str, sentences: Sequence[str],
