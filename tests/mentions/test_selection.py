@@ -204,8 +204,9 @@ def test_two_names_run_together_are_no_name_of_their_own():
 
 
 def test_under_the_cap_what_the_paper_uses_comes_before_what_it_only_mentions():
-    sentences = ["We queried Reefus for every university and counted its records.", "Reefus covers all journals.",
-                 "Other aggregators such as the KelpHub database exist.", "The ShoalBank database is one more."]
+    sentences = ["1 Introduction", "Other aggregators such as the KelpHub database exist.",
+                 "The ShoalBank database is one more.", "2 Methods",
+                 "We queried Reefus for every university and counted its records.", "Reefus covers all journals."]
     proposals = [Proposal("KelpHub", role="mentioned"), Proposal("ShoalBank", role="mentioned"), Proposal("Reefus")]
     selection = select_datasets(proposals, " ".join(sentences), cap=2, sentences=sentences)
     # the used dataset no sentence writes beside a data noun, then the mentioned ones the paper calls databases
@@ -398,3 +399,10 @@ def test_the_selection_calls_a_used_dataset_named_only_in_framing_sections_menti
     text = "\n".join(_FRAMED)
     roles = {d.name: d.role for d in select_datasets(proposals, text, 5, _FRAMED).chosen}
     assert roles == {"OrcaSet": "mentioned", "PodNet": "used"}
+
+
+def test_the_selection_calls_a_mentioned_dataset_the_paper_works_with_used():
+    proposals = [Proposal("OrcaSet", "dataset", "mentioned"), Proposal("PodNet", "dataset", "mentioned")]
+    text = "\n".join(_FRAMED)
+    roles = {d.name: d.role for d in select_datasets(proposals, text, 5, _FRAMED).chosen}
+    assert roles == {"OrcaSet": "mentioned", "PodNet": "used"}  # PodNet is trained, tuned and tested on

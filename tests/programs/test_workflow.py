@@ -111,10 +111,11 @@ def test_a_name_the_paper_calls_a_corpus_is_a_dataset_whatever_task_kind_it_was_
     assert [r.name for r in records] == ["ReefCount-3k", "KelpScenes"]  # "the KelpScenes corpus"
 
 
-def test_used_datasets_rank_before_mentioned_and_role_is_recorded(paper_pdf):
+def test_the_role_is_read_in_the_papers_words_and_recorded(paper_pdf):
+    # the model calls ReefCount-3k mentioned, but the paper evaluates on it (and describes it) in its experiments
     answer = decisions(("ReefCount-3k", "dataset", "mentioned"), ("KelpScenes", "dataset", "used"))
     records, _, _ = run_s0(paper_pdf, [METADATA, answer, details()], max_records=1)
-    assert [(r.name, r.role) for r in records] == [("KelpScenes", "used")]
+    assert [(r.name, r.role) for r in records] == [("ReefCount-3k", "used")]  # two sentences write it as data
 
 
 def test_a_created_role_the_paper_does_not_support_is_read_as_used(paper_pdf):

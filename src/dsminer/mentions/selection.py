@@ -372,6 +372,9 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
       as a model's ("the GA Reader": see `written_as_model`), surnames it cites ("X et al.": see
       `written_as_author`), runs of a table's column labels, two proposed names run together;
     - merged with their aliases;
+    - roles read in the paper's words: a used dataset named only where the paper frames its work (see `only_aside`)
+      is mentioned, and a mentioned one that a sentence where the paper does its work writes as data, and does not
+      only suppose, is used;
     - with an `evidence_model` (fitted for the model that answered), a dataset whose evidence gives it a probability
       under the model's threshold is dropped, and the rest are ranked by that probability (`phrase_scores`, the
       candidate ranker's log-odds of the paper's phrases by case-folded phrase, is one of its features); without
@@ -392,9 +395,12 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
         extra = [piece for member in members for piece in pieces.get(normalize_name(member), [])]
         if extra:
             dataset = replace(dataset, aliases=tuple(dict.fromkeys((*dataset.aliases, *extra))))
-        if dataset.role == "used" and only_aside((dataset.name, *dataset.aliases), sentences, titles):
-            dataset = replace(dataset, role="mentioned")  # named only where the paper frames its work
         support = data_sentences(dataset, sentences)
+        aside = only_aside((dataset.name, *dataset.aliases), sentences, titles)
+        if dataset.role == "used" and aside:
+            dataset = replace(dataset, role="mentioned")  # named only where the paper frames its work
+        elif dataset.role == "mentioned" and support and not aside and not only_supposed(dataset.name, sentences):
+            dataset = replace(dataset, role="used")  # written as data where the paper does its work
         if support == 0 and is_table_header(dataset, sentences):
             selection.dropped.append((dataset.name, "table header"))
             continue
