@@ -384,7 +384,8 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
       mentions; cut to `cap`.
     """
     selection = Selection()
-    joined = {p.name for p in proposals if _two_names(p.name, [other.name for other in proposals])}
+    keys = {normalize_name(proposal.name) for proposal in proposals}
+    joined = {proposal.name for proposal in proposals if _two_names(proposal.name, keys)}
     selection.dropped += [(name, "two names run together") for name in sorted(joined)]
     proposals = [proposal for proposal in proposals if proposal.name not in joined]
     kept, pieces, said = _grounded_names(proposals, paper_text, sentences, selection)
@@ -396,10 +397,11 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
         if extra:
             dataset = replace(dataset, aliases=tuple(dict.fromkeys((*dataset.aliases, *extra))))
         support = data_sentences(dataset, sentences)
-        aside = only_aside((dataset.name, *dataset.aliases), sentences, titles)
-        if dataset.role == "used" and aside:
+        names = (dataset.name, *dataset.aliases)
+        if dataset.role == "used" and only_aside(names, sentences, titles):
             dataset = replace(dataset, role="mentioned")  # named only where the paper frames its work
-        elif dataset.role == "mentioned" and support and not aside and not only_supposed(dataset.name, sentences):
+        elif (dataset.role == "mentioned" and support and not only_aside(names, sentences, titles)
+              and not only_supposed(dataset.name, sentences)):
             dataset = replace(dataset, role="used")  # written as data where the paper does its work
         if support == 0 and is_table_header(dataset, sentences):
             selection.dropped.append((dataset.name, "table header"))
@@ -425,10 +427,10 @@ def select_datasets(proposals: Sequence[Proposal], paper_text: str, cap: int, se
     return selection
 
 
-def _two_names(name: str, names: Sequence[str]) -> bool:
-    """Whether `name` is two of the other `names` written one after the other ("Xbank Text9" of "Xbank" and
-    "Text9"): a table's header row or a list read as one name."""
-    keys = {normalize_name(other) for other in names if normalize_name(other) != normalize_name(name)}
+def _two_names(name: str, keys: set[str]) -> bool:
+    """Whether `name` is two other names of `keys` (normalised names) written one after the other ("Xbank Text9" of
+    "Xbank" and "Text9"): a table's header row or a list read as one name."""
+    keys = keys - {normalize_name(name)}
     words = name.split()
     return any(normalize_name(" ".join(words[:n])) in keys and normalize_name(" ".join(words[n:])) in keys
                for n in range(1, len(words)))
