@@ -114,6 +114,12 @@ def test_a_plain_lower_case_name_joins_only_its_own_paper():
     assert together(*mentions) == [[0, 2], [1]]
 
 
+@pytest.mark.parametrize("name", ["RGB images", "EEG data", "fMRI"])
+def test_a_name_that_only_says_the_kind_of_data_joins_only_its_own_paper(name):
+    mentions = [(name, [], "a.pdf"), (name, [], "b.pdf"), (name, ["Quokka Scans"], "a.pdf")]
+    assert together(*mentions) == [[0, 2], [1]]
+
+
 def test_a_lower_case_spelling_of_a_distinctive_name_joins_it():
     assert together(("Quokka Reads", [], "a.pdf"), ("quokka reads", [], "b.pdf")) == [[0, 1]]
 

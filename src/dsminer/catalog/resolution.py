@@ -18,7 +18,7 @@ Never merged, whatever joins them: names that share no number ("CIFAR-10", "CIFA
 another plus a version or subset ("X v2", "X-1k": a `variant_of` link instead), and names alike but for a short
 last word ("IJB-A", "IJB-B"). An abbreviation or a shortening that records spell out as different datasets
 ("MSD" expanded two ways, "Yelp" beside two Yelp datasets) joins none of them; a plain lower-case name ("training
-data") joins mentions of its own paper only.
+data") or one that only says the kind of data ("RGB images") joins mentions of its own paper only.
 """
 
 from __future__ import annotations
@@ -121,14 +121,15 @@ def _split_letter_digit(text: str) -> str:
 
 def _distinctive(name: str, key: str) -> bool:
     """A name (with its key) that says which dataset on its own: a capital or a digit, a letter, and not only
-    generic words, languages, a language pair or a platform."""
+    generic words, languages, kinds of data ("RGB images", "EEG data"), a language pair or a platform."""
     if not _CAPITAL_OR_DIGIT.search(name) or not _LETTER.search(name) or LANGUAGE_PAIR.match(name.strip()):
         return False
     folded = name.casefold().strip()
     if folded in GENERIC_NAMES or key in PLATFORMS:
         return False
     words = [word for word in _NOT_WORD.split(DATA_NOUN.sub(" ", folded)) if word]
-    return bool(words) and not all(word in _PLAIN_WORDS for word in words)
+    return bool(words) and not all(word in _PLAIN_WORDS or word in GENERIC_NAMES or normalize_name(word) in DATA_KINDS
+                                   for word in words)
 
 
 def _years(numbers: tuple[str, ...]) -> set[str]:
