@@ -77,5 +77,7 @@ def test_one_word_adapter_asks_about_the_name_in_one_message_and_reads_the_first
     assert adapter.parse(CheckDatasetName, " Software.") == {"kind": "software"}
     assert adapter.parse(CheckDatasetName, "It is a dataset") == {"kind": "dataset"}
     assert adapter.parse(CheckDatasetName, "organis") == {"kind": "organisation"}  # cut by the output budget
+    assert adapter.parse(CheckDatasetName, "Organization") == {"kind": "organisation"}  # the other spelling
+    assert adapter.parse(CheckDatasetName, "organiz") == {"kind": "organisation"}
     with pytest.raises(AdapterParseError):
         adapter.parse(CheckDatasetName, "Q1")

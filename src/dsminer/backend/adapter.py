@@ -94,7 +94,8 @@ class OneWordAdapter(dspy.Adapter):
     The message holds each input the instruction does not name, as its description and its value, then the
     instruction with the named inputs written in ("what is "{name}"?") and the choices: no system message and no
     JSON, about 110 tokens around one sentence. The answer is the first of its words that is a choice (or begins one,
-    where the answer ends); an answer with none is a parse failure."""
+    where the answer ends), in either spelling ("organization" is "organisation"); an answer with none is a parse
+    failure."""
 
     _WORD = re.compile(r"[A-Za-z]+")
 
@@ -111,10 +112,11 @@ class OneWordAdapter(dspy.Adapter):
     def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:
         (name,) = signature.output_fields
         choices = self._choices(signature)
-        words = [word.casefold() for word in self._WORD.findall(completion or "")]
+        words = [_spelled(word) for word in self._WORD.findall(completion or "")]
         for position, word in enumerate(words):
             last = position == len(words) - 1  # the answer may end inside its word
-            choice = next((c for c in choices if c == word or (last and len(word) >= 2 and c.startswith(word))), None)
+            choice = next((c for c in choices if _spelled(c) == word or (last and len(word) >= 2
+                                                                          and _spelled(c).startswith(word))), None)
             if choice is not None:
                 return {name: choice}
         raise AdapterParseError(type(self).__name__, signature, completion, "the answer names none of the choices")
@@ -126,6 +128,11 @@ class OneWordAdapter(dspy.Adapter):
         if not choices:
             raise TypeError(f"{signature.__name__}: its one output must be a Literal of words")
         return choices
+
+
+def _spelled(word: str) -> str:
+    """A word folded for comparing answers: lower case, "-ize" spelled "-ise" ("organization" is "organisation")."""
+    return word.casefold().replace("iz", "is")
 
 
 def _described(label: str, field: Any) -> str:
