@@ -72,8 +72,8 @@ def test_one_word_adapter_asks_about_the_name_in_one_message_and_reads_the_first
     (message,) = adapter.format(CheckDatasetName, [], {"text": "We used the {X} cohort.", "name": "Q{1}"})
     assert message["role"] == "user"
     assert message["content"] == ("Text from a research paper:\nWe used the {X} cohort.\n\n"
-                                  'In this text, what is "Q{1}"? Answer with one word: dataset, method, model, '
-                                  "software, metric, task, organisation, measurement, setting or other.")
+                                  'Which kind of thing is "Q{1}" in this text? Answer with one word: dataset, '
+                                  "method, model, software, metric, task, organisation, measurement, setting or other.")
     assert adapter.parse(CheckDatasetName, " Software.") == {"kind": "software"}
     assert adapter.parse(CheckDatasetName, "It is a dataset") == {"kind": "dataset"}
     assert adapter.parse(CheckDatasetName, "organis") == {"kind": "organisation"}  # cut by the output budget

@@ -66,7 +66,8 @@ def test_the_check_asks_the_model_about_one_name_in_its_sentence(paper_pdf):
     records, lm, events = run_s0(paper_pdf, answers, check=NameCheck())
     assert records == [] and len(lm.history) == 3
     prompt = user_prompt(lm.history[2])
-    assert 'what is "KelpScenes"?' in prompt and "on the ReefCount-3k dataset and on the KelpScenes corpus" in prompt
+    assert 'is "KelpScenes" in this text?' in prompt
+    assert "on the ReefCount-3k dataset and on the KelpScenes corpus" in prompt
     assert "Answer with one word: dataset, method" in prompt and len(lm.history[2]["messages"]) == 1
     read = [e for e in events.events if e["kind"] == "result" and e["step"] == "check"]
     assert [(e["dataset"], e["read_as"]) for e in read] == [("KelpScenes", "organisation")]

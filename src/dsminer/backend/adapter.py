@@ -92,10 +92,10 @@ class OneWordAdapter(dspy.Adapter):
     answer's first word as that choice.
 
     The message holds each input the instruction does not name, as its description and its value, then the
-    instruction with the named inputs written in ("what is "{name}"?") and the choices: no system message and no
-    JSON, about 110 tokens around one sentence. The answer is the first of its words that is a choice (or begins one,
-    where the answer ends), in either spelling ("organization" is "organisation"); an answer with none is a parse
-    failure."""
+    instruction with the named inputs written in ("which kind of thing is "{name}" ...?") and the choices: no system
+    message and no JSON, about 110 tokens around one sentence. The answer is the first of its words that is a choice
+    (or begins one, where the answer ends), in either spelling ("organization" is "organisation"); an answer with
+    none is a parse failure."""
 
     _WORD = re.compile(r"[A-Za-z]+")
 

@@ -71,10 +71,11 @@ class DescribeDataset(dspy.Signature):
 
 
 class CheckDatasetName(dspy.Signature):
-    """In this text, what is "{name}"?"""
+    """Which kind of thing is "{name}" in this text?"""
 
     # One name in one sentence, one word back: asked about a list of names, a small model answers the list; asked
-    # about one name in its sentence, it tells software, methods and organisations from data. The adapter
+    # about one name in its sentence, it tells software, methods and organisations from data. Asked what the name
+    # is, it may answer the name back; asked which kind of thing it is, it answers a kind. The adapter
     # (`OneWordAdapter`) writes the name into the question and lists the kinds.
     text: str = dspy.InputField(desc="Text from a research paper")
     name: str = dspy.InputField()

@@ -244,7 +244,7 @@ def test_the_agent_checks_each_kept_name_as_the_workflow_does(paper_pdf):
     answers = [names("ReefCount-3k", "KelpScenes"), {"kind": "dataset"}, {"kind": "organisation"}, details()]
     records, lm, events, _ = run_agent(paper_pdf, answers, agent=agent)
     assert [r.name for r in records] == ["ReefCount-3k"] and len(lm.history) == 4
-    assert 'what is "KelpScenes"?' in prompt(lm.history[2])
+    assert 'is "KelpScenes" in this text?' in prompt(lm.history[2])
     dropped = of_kind(events, "dropped", "check")
     assert [(e["dataset"], e["reason"]) for e in dropped] == [("KelpScenes", "read as organisation")]
 
