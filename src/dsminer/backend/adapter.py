@@ -111,12 +111,12 @@ class OneWordAdapter(dspy.Adapter):
 
     def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:
         (name,) = signature.output_fields
-        choices = self._choices(signature)
+        spelled = {choice: _spelled(choice) for choice in self._choices(signature)}
         words = [_spelled(word) for word in self._WORD.findall(completion or "")]
         for position, word in enumerate(words):
             last = position == len(words) - 1  # the answer may end inside its word
-            choice = next((c for c in choices if _spelled(c) == word or (last and len(word) >= 2
-                                                                          and _spelled(c).startswith(word))), None)
+            choice = next((c for c, form in spelled.items()
+                           if form == word or (last and len(word) >= 2 and form.startswith(word))), None)
             if choice is not None:
                 return {name: choice}
         raise AdapterParseError(type(self).__name__, signature, completion, "the answer names none of the choices")

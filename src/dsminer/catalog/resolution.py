@@ -74,7 +74,8 @@ _LETTER = re.compile(r"[^\W\d_]")
 _NOT_WORD = re.compile(r"[^\w]+")
 _LETTER_THEN_DIGIT = re.compile(r"(?<=[A-Za-z])(?<!\b[vV])(?=\d)")
 _SPACED_POSSESSIVE = re.compile(r"\s+(['\u2019]s)\b")
-_PLAIN_WORDS = LANGUAGE_NAMES | GENERIC_MODIFIERS | FUNCTION_WORDS
+# Words that say no particular dataset on their own, in a name ("English", "large", "of", "data").
+_PLAIN_WORDS = LANGUAGE_NAMES | GENERIC_MODIFIERS | FUNCTION_WORDS | GENERIC_NAMES
 # A maker's short capitalised name before an abbreviation-like name, maybe with a year or number ("MS COCO", "PASCAL
 # VOC 2007").
 _OWNER_BEFORE = re.compile(r"^([A-Z]{2,6})[\s\-]+((?=(?:\S*[A-Z]){2})[A-Za-z0-9&.\-]{2,10}(?:\s+\d+)?)$")
@@ -128,8 +129,7 @@ def _distinctive(name: str, key: str) -> bool:
     if folded in GENERIC_NAMES or key in PLATFORMS:
         return False
     words = [word for word in _NOT_WORD.split(DATA_NOUN.sub(" ", folded)) if word]
-    return bool(words) and not all(word in _PLAIN_WORDS or word in GENERIC_NAMES or normalize_name(word) in DATA_KINDS
-                                   for word in words)
+    return bool(words) and not all(word in _PLAIN_WORDS or normalize_name(word) in DATA_KINDS for word in words)
 
 
 def _years(numbers: tuple[str, ...]) -> set[str]:
