@@ -14,6 +14,7 @@ from dsminer.evaluation.resolution import (
     read_labelled,
     same_dataset,
     scirex_mentions,
+    versions_of_one,
 )
 
 
@@ -55,6 +56,17 @@ def test_pairs_of_a_name_and_its_version_are_also_scored_apart():
     scores = pair_scores(mentions)
     assert scores["recall"] == round(1 / 3, 4) and scores["without_variants.recall"] == 1.0
     assert scores["variant_pairs"] == 2 and scores["precision"] == scores["without_variants.precision"] == 1.0
+
+
+def test_one_name_labelled_with_two_versions_of_a_dataset_is_left_out_without_variants():
+    assert versions_of_one("pwc:Numbat1_1", "pwc:Numbat2_0") and versions_of_one("pwc:Numbat_20M", "pwc:Numbat_100K")
+    assert not versions_of_one("pwc:Numbat-5_Fine-grained", "pwc:Numbat-2_Binary")  # settings, not versions
+    assert versions_of_one("numbat 1", "numbat 2") and not versions_of_one("pwc:Numbat", "pwc:Bilby")
+    mentions = [LabelledMention("a", "Numbat", (), "pwc:Numbat1_1"),
+                LabelledMention("b", "Numbat", (), "pwc:Numbat2_0"), LabelledMention("c", "Numbat", (), "pwc:Numbat2_0")]
+    scores = pair_scores(mentions)
+    assert scores["precision"] == round(1 / 3, 4) and scores["wrongly_joined"] == 2
+    assert scores["without_variants.precision"] == 1.0 and scores["variant_pairs"] == 2
 
 
 def test_a_scirex_mention_is_the_commonest_written_name_with_the_names_the_paper_defines_beside_it(tmp_path):

@@ -144,6 +144,15 @@ def variant_of(name: Spelling, base: Spelling) -> bool:
             and all(_VERSION_TOKEN.match(token) for token in extra))
 
 
+def version_base(name: Spelling) -> tuple[str, ...]:
+    """The name's tokens before its last words of version or subset ("squad" of "SQuAD 1.1", "movielens" of
+    "MovieLens 20M")."""
+    tokens = list(name.tokens)
+    while tokens and _VERSION_TOKEN.match(tokens[-1]):
+        tokens.pop()
+    return tuple(tokens)
+
+
 def conflict(one: Spelling, other: Spelling) -> bool:
     """Two names that are never one dataset: no number of one is the other's, one is a version or subset of the
     other, or they differ in a short last word."""

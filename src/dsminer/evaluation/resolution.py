@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dsminer.catalog.resolution import resolve, spelling, variant_of
+from dsminer.catalog.resolution import resolve, spelling, variant_of, version_base
 from dsminer.errors import ConfigError
 from dsminer.evaluation.gold import ranged_label, ranged_path, take_lines
 from dsminer.evaluation.scirex import detokenize, iter_documents
@@ -65,6 +65,17 @@ def same_dataset(one: str, other: str) -> bool | None:
         return True
     shorter = min(len(first), len(second))
     return None if first[:shorter] == second[:shorter] else False
+
+
+def versions_of_one(one: str, other: str) -> bool:
+    """Whether two different labels are two versions or subsets of one dataset ("SQuAD1.1" and "SQuAD2.0",
+    "PASCAL VOC 2007" and "2012"): their dataset words (of a PwC name, see `pwc_dataset`) less the last words of
+    version are the same."""
+    if same_dataset(one, other) is not False:
+        return False
+    first, second = (version_base(spelling(" ".join(pwc_dataset(label[4:])) if label.startswith("pwc:") else label))
+                     for label in (one, other))
+    return bool(first) and first == second
 
 
 def related(form: str, name: str) -> bool:
@@ -173,7 +184,8 @@ def pair_scores(mentions: Sequence[LabelledMention], with_aliases: bool = True,
         joined = group_of[one] == group_of[other]
         outcome = "tp" if same and joined else "fp" if joined else "fn" if same else "tn"
         counts[outcome] += 1
-        if variant_of(spelled[one], spelled[other]) or variant_of(spelled[other], spelled[one]):
+        if (variant_of(spelled[one], spelled[other]) or variant_of(spelled[other], spelled[one])
+                or versions_of_one(first.label, second.label)):
             counts[f"variant_{outcome}"] += 1
         if wrong is not None and outcome in ("fp", "fn"):
             wrong.append({"error": "wrongly joined" if joined else "wrongly apart", "first": first.name,
