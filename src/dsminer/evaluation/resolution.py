@@ -22,6 +22,7 @@ papers, the same dataset or not. Three sources:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import re
@@ -73,9 +74,13 @@ def versions_of_one(one: str, other: str) -> bool:
     version are the same."""
     if same_dataset(one, other) is not False:
         return False
-    first, second = (version_base(spelling(" ".join(pwc_dataset(label[4:])) if label.startswith("pwc:") else label))
-                     for label in (one, other))
-    return bool(first) and first == second
+    first = _label_base(one)
+    return bool(first) and first == _label_base(other)
+
+
+@functools.lru_cache(maxsize=4096)
+def _label_base(label: str) -> tuple[str, ...]:
+    return version_base(spelling(" ".join(pwc_dataset(label[4:])) if label.startswith("pwc:") else label))
 
 
 def related(form: str, name: str) -> bool:
