@@ -22,7 +22,6 @@ papers, the same dataset or not. Three sources:
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import re
@@ -72,13 +71,14 @@ def versions_of_one(one: str, other: str) -> bool:
     """Whether two different labels are two versions or subsets of one dataset ("SQuAD1.1" and "SQuAD2.0",
     "PASCAL VOC 2007" and "2012"): their dataset words (of a PwC name, see `pwc_dataset`) less the last words of
     version are the same."""
-    if same_dataset(one, other) is not False:
-        return False
-    first = _label_base(one)
-    return bool(first) and first == _label_base(other)
+    return _versions(same_dataset(one, other), _label_base(one), _label_base(other))
 
 
-@functools.lru_cache(maxsize=4096)
+def _versions(same: bool | None, first: tuple[str, ...], second: tuple[str, ...]) -> bool:
+    """Labels that `same_dataset` says differ, with the same version base (see `_label_base`)."""
+    return same is False and bool(first) and first == second
+
+
 def _label_base(label: str) -> tuple[str, ...]:
     return version_base(spelling(" ".join(pwc_dataset(label[4:])) if label.startswith("pwc:") else label))
 
@@ -177,6 +177,7 @@ def pair_scores(mentions: Sequence[LabelledMention], with_aliases: bool = True,
     groups = resolve([(m.name, m.aliases if with_aliases else (), m.paper) for m in mentions]).groups
     group_of = {index: number for number, group in enumerate(groups) for index in group}
     spelled = [spelling(mention.name) for mention in mentions]
+    bases = [_label_base(mention.label) for mention in mentions]
     counts: Counter[str] = Counter()
     for one, other in itertools.combinations(range(len(mentions)), 2):
         first, second = mentions[one], mentions[other]
@@ -190,7 +191,7 @@ def pair_scores(mentions: Sequence[LabelledMention], with_aliases: bool = True,
         outcome = "tp" if same and joined else "fp" if joined else "fn" if same else "tn"
         counts[outcome] += 1
         if (variant_of(spelled[one], spelled[other]) or variant_of(spelled[other], spelled[one])
-                or versions_of_one(first.label, second.label)):
+                or _versions(same, bases[one], bases[other])):
             counts[f"variant_{outcome}"] += 1
         if wrong is not None and outcome in ("fp", "fn"):
             wrong.append({"error": "wrongly joined" if joined else "wrongly apart", "first": first.name,
