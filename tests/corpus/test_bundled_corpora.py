@@ -1,0 +1,50 @@
+"""The development corpora kept in the repository (`corpora/*/gold.jsonl`): each is a manifest `dsminer corpus
+manifest` reads and a gold file `evaluate` reads, with fields-dev's keys filled as its annotation rules say."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from dsminer.corpus.manifest import read_manifest
+from dsminer.evaluation.gold import load_gold
+
+CORPORA = sorted((Path(__file__).parents[2] / "corpora").glob("*/gold.jsonl"))
+ROLES = {"used", "created", "mentioned"}
+PLATFORMS = {"GitHub", "HuggingFace", "OpenML", "Zenodo", "Kaggle", "UCI", "other"}
+
+
+def rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_the_repository_keeps_its_corpora() -> None:
+    assert CORPORA, "no corpora/*/gold.jsonl found"
+
+
+@pytest.mark.parametrize("path", CORPORA, ids=lambda path: path.parent.name)
+def test_a_corpus_is_a_manifest_and_a_gold_file(path: Path) -> None:
+    entries = read_manifest(path)
+    papers = load_gold(path)
+    assert [entry.file for entry in entries] == [paper.file for paper in papers]
+    assert all(re.fullmatch(r"[0-9a-f]{40}", entry.commit) for entry in entries)
+    assert all(re.fullmatch(r"[0-9a-f]{64}", entry.sha256) for entry in entries)
+    assert len({entry.sha256 for entry in entries}) == len(entries), "one PDF is listed twice"
+
+
+@pytest.mark.parametrize("path", CORPORA, ids=lambda path: path.parent.name)
+def test_every_dataset_has_a_role_and_evidence_on_a_page_of_its_paper(path: Path) -> None:
+    for row in rows(path):
+        assert isinstance(row.get("pages"), int) and row["pages"] > 0, row["file"]
+        assert row.get("title") and row.get("field"), row["file"]
+        for dataset in row["datasets"]:
+            where = f"{row['file']}: {dataset['name']}"
+            assert dataset["role"] in ROLES, where
+            assert 1 <= dataset["evidence_page"] <= row["pages"], where
+            assert 0 < len(dataset["evidence_quote"]) <= 200, where
+            assert isinstance(dataset["aliases"], list), where
+            assert (dataset["url"] is None) == (dataset["platform"] is None), where
+            assert dataset["platform"] is None or dataset["platform"] in PLATFORMS, where
