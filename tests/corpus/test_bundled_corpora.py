@@ -3,23 +3,20 @@ manifest` reads and a gold file `evaluate` reads, with fields-dev's keys filled 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 
 from dsminer.corpus.manifest import read_manifest
+from dsminer.errors import GoldFileError
 from dsminer.evaluation.gold import ROLES, load_gold
+from dsminer.jsonl import iter_json_objects
 
 CORPORA = sorted((Path(__file__).parents[2] / "corpora").glob("*/gold.jsonl"))
 # The hosts a gold URL may have, as `../shared/eval/fields-dev/README.md` lists them (a record's own platform is the
 # schema's, which has "unspecified" and no "UCI").
 GOLD_PLATFORMS = {"GitHub", "HuggingFace", "OpenML", "Zenodo", "Kaggle", "UCI", "other"}
-
-
-def rows(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def test_the_repository_keeps_its_corpora() -> None:
@@ -38,7 +35,7 @@ def test_a_corpus_is_a_manifest_and_a_gold_file(path: Path) -> None:
 
 @pytest.mark.parametrize("path", CORPORA, ids=lambda path: path.parent.name)
 def test_every_dataset_has_a_role_and_evidence_on_a_page_of_its_paper(path: Path) -> None:
-    for row in rows(path):
+    for _, row in iter_json_objects(path, GoldFileError):
         assert isinstance(row.get("pages"), int) and row["pages"] > 0, row["file"]
         assert row.get("title") and row.get("field"), row["file"]
         for dataset in row["datasets"]:
