@@ -258,6 +258,16 @@ def test_a_run_of_a_tables_column_labels_is_not_a_dataset_but_one_label_may_be()
     assert dict(selection.dropped) == {"KIC Teff Prot Age": "table header"}
 
 
+@pytest.mark.parametrize("name", ["QUARZO Main Database", "VELUM Collection 7 global snow cover",
+                                  "Rivers of the Andes Basin"])
+def test_a_name_written_only_in_a_table_is_kept_when_it_is_a_phrase_not_a_run_of_labels(name):
+    sentences = ["Table 1. Data products used in this study.", f"{name} 1001 5600 12.1 2.3 1002 5400 15.0 3.1",
+                 "We compare the products against each other."]
+    selection = select_datasets([Proposal(name)], " ".join(sentences), cap=5, sentences=sentences)
+    assert [d.name for d in selection.chosen] == [name]
+    assert not selection.dropped
+
+
 def test_a_name_the_paper_calls_a_dataset_is_kept_whatever_non_model_kind_it_was_given():
     sentences = ["We use the Amazon Review Polarity dataset.", "The dataset KanShan-Cup is large.",
                  "BERT corpus statistics follow."]

@@ -18,7 +18,9 @@ from dsminer.mentions.lexicon import (
     DATA_NOUN_END,
     DATA_NOUN_GROUP,
     DATA_NOUN_WORDS,
+    DATA_WORD,
     DATA_WORD_WORDS,
+    FUNCTION_WORDS,
     LANGUAGES,
     NAME_END_NOUN,
 )
@@ -341,13 +343,20 @@ def data_sentences(dataset: ChosenDataset, sentences: Sequence[str]) -> int:
 
 def is_table_header(dataset: ChosenDataset, sentences: Sequence[str]) -> bool:
     """Whether the dataset's names are a run of a table's column labels ("Name Teff Prot EW"): three words or more
-    that no sentence but table text writes. (One row or column label may be a dataset: "X" in a table of results.)"""
+    that no sentence but table text writes. (One row or column label may be a dataset: "X" in a table of results.)
+    Labels are written alone, so a name with a data word or a function word in it ("X Main Database", "Y Collection
+    5", "Z of the W") is a phrase, the name of a table's row, not a run of labels."""
     names = (dataset.name, *dataset.aliases)
-    if min(len(name.split()) for name in names) < 3:
+    if min(len(name.split()) for name in names) < 3 or any(_phrase_words(name) for name in names):
         return False
     patterns = [pattern for pattern in map(name_pattern, names) if pattern is not None]
     return not any(not is_table_row_text(sentence) and any(p.search(sentence) for p in patterns)
                    for sentence in sentences)
+
+
+def _phrase_words(name: str) -> bool:
+    """Whether `name` holds a data word or a function word, which a run of column labels does not."""
+    return bool(DATA_WORD.search(name)) or any(word.casefold() in FUNCTION_WORDS for word in name.split())
 
 
 def is_dataset(proposal: Proposal, sentences: Sequence[str]) -> bool:
