@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from dsminer.catalog.resolution import spelling
 from dsminer.corpus.manifest import read_manifest
 from dsminer.errors import GoldFileError
 from dsminer.evaluation.gold import ROLES, load_gold
@@ -46,3 +47,16 @@ def test_every_dataset_has_a_role_and_evidence_on_a_page_of_its_paper(path: Path
             assert isinstance(dataset["aliases"], list), where
             assert (dataset["url"] is None) == (dataset["platform"] is None), where
             assert dataset["platform"] is None or dataset["platform"] in GOLD_PLATFORMS, where
+
+
+@pytest.mark.parametrize("path", CORPORA, ids=lambda path: path.parent.name)
+def test_a_dataset_two_papers_name_has_one_canonical_name(path: Path) -> None:
+    """`eval-module resolution` labels a corpus's mentions across papers by the canonical name, so one dataset
+    written in two papers must carry the same one in both, or its mentions count as two datasets."""
+    canonical: dict[str, dict[str, str]] = {}
+    for _, row in iter_json_objects(path, GoldFileError):
+        for dataset in row["datasets"]:
+            for form in (dataset["name"], *dataset["aliases"]):
+                canonical.setdefault(spelling(form).key, {})[row["file"]] = spelling(dataset["name"]).key
+    shared = {key: names for key, names in canonical.items() if len(names) > 1 and len(set(names.values())) > 1}
+    assert not shared, shared
