@@ -56,7 +56,8 @@ def test_a_dataset_two_papers_name_has_one_canonical_name(path: Path) -> None:
     canonical: dict[str, dict[str, str]] = {}
     for _, row in iter_json_objects(path, GoldFileError):
         for dataset in row["datasets"]:
+            name_key = spelling(dataset["name"]).key
             for form in (dataset["name"], *dataset["aliases"]):
-                canonical.setdefault(spelling(form).key, {})[row["file"]] = spelling(dataset["name"]).key
+                canonical.setdefault(spelling(form).key, {})[row["file"]] = name_key
     shared = {key: names for key, names in canonical.items() if len(names) > 1 and len(set(names.values())) > 1}
     assert not shared, shared
