@@ -146,25 +146,38 @@ def test_selection_filters_merges_ranks_and_caps():
     assert ("BERT", "kind model") in selection.dropped
 
 
-@pytest.mark.parametrize("sentence, role", [
-    ("We release OrcaSet, a corpus of calls.", "created"),
-    ("In this paper we introduce the OrcaSet benchmark.", "created"),
-    ("Our new OrcaSet dataset has 5 classes.", "created"),
-    ("We evaluate on OrcaSet.", "used"),
-    ("We release our code; results on OrcaSet follow.", "used"),
-    ("Smith et al. introduced OrcaSet.", "used"),
-    ("I constructed a data set of OrcaSet recordings.", "created"),
-    ("OrcaSet is made publicly available at https://example.org.", "created"),
-    ("We collected calls from OrcaSet over two years.", "used"),                 # the source of what was made
-    ("Given the limits of OrcaSet, we have collected data over a year.", "used"),  # the name before the cue
-    ("I construct an unemployment variable using the main OrcaSet.", "used"),
-    ("We present an approach to discover population models for OrcaSet events.", "used"),  # too far from the cue
+@pytest.mark.parametrize("sentence, role, otherwise", [
+    ("We release OrcaSet, a corpus of calls.", "created", "created"),
+    ("In this paper we introduce the OrcaSet benchmark.", "created", "created"),
+    ("Our new OrcaSet dataset has 5 classes.", "created", "created"),
+    ("I constructed a data set of OrcaSet recordings.", "created", "created"),
+    ("Here we describe the OrcaSet Database, a registry of whale sightings.", "created", "created"),
+    ("To build the OrcaSet, all recordings were cut into clips.", "created", "created"),
+    ("The reef survey and the shore survey were merged into the OrcaSet.", "created", "created"),
+    ("For rarer calls, an OrcaSet was collected in 2020.", "created", "created"),
+    # released, which a dataset of others may be: created only where the names step says so
+    ("OrcaSet is made publicly available at https://example.org.", "created", None),
+    ("The OrcaSet recordings can be downloaded at https://example.org.", "created", None),
+    ("We evaluate on OrcaSet.", "used", None),
+    ("We release our code; results on OrcaSet follow.", "used", None),
+    ("Smith et al. introduced OrcaSet.", "used", None),
+    ("An OrcaSet was collected by Smith et al.", "used", None),                   # made by others
+    ("We collected calls from OrcaSet over two years.", "used", None),            # the source of what was made
+    ("Given the limits of OrcaSet, we have collected data over a year.", "used", None),  # the name before the cue
+    ("I construct an unemployment variable using the main OrcaSet.", "used", None),
+    ("We present an approach to discover population models for OrcaSet events.", "used", None),  # too far
+    ("We compile OrcaSet counts (Smith, 2016) into a harmonised data set.", "used", None),  # made into another
+    ("To create a call dataset, all clips in OrcaSet were resampled.", "used", None),  # not the verb's object
+    ("Our release is meant to build upon the success of OrcaSet.", "used", None),  # building on it uses it
 ])
-def test_created_stands_only_where_the_paper_says_so(sentence, role):
+def test_created_stands_only_where_the_paper_says_so(sentence, role, otherwise):
+    """A clause that says the paper builds the dataset makes it created whatever the names step decided; one that
+    says only that it is released keeps a decided "created"; without either, "created" becomes "used"."""
     from dsminer.mentions.selection import checked_role
 
     assert checked_role("OrcaSet", "created", [sentence]) == role
-    assert checked_role("OrcaSet", "mentioned", [sentence]) == "mentioned"
+    assert checked_role("OrcaSet", "used", [sentence]) == (otherwise or "used")
+    assert checked_role("OrcaSet", "mentioned", [sentence]) == (otherwise or "mentioned")
 
 
 @pytest.mark.parametrize("sentences, role", [

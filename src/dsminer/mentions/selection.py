@@ -37,14 +37,27 @@ from dsminer.schema import normalize_name
 ROLE_ORDER = {"created": 0, "used": 1, "mentioned": 2}
 _TAIL_WORDS = re.compile(rf"^(.*?[A-Z0-9][^ ]*)((?:\s+[a-z][a-z\-]*)*\s+(?:{DATA_WORD_WORDS}))$")
 # Words that say the paper itself makes or releases a dataset, each read where it says it of the name: "we introduce
-# X", "I constructed a data set of X" (the name after the verb, no source word between), "our new X corpus" (the name
-# beside), "X is made publicly available", "X can be downloaded at" (the name before).
+# X", "I constructed a data set of X", "here we describe X", "to build X", "A and B were merged into X" (the name after
+# the cue, no source word between), "our new X corpus" (the name beside), "a X was created" (an indefinite name made
+# in the passive), "X is made publicly available", "X can be downloaded at" (the name before). All but the last two
+# say that the paper builds it; those two say only that it is released, which a dataset of others may be too.
 _CREATING = re.compile(
     r"\b(?:we|I|this paper|this work|this study)\s+(?:\w+\s+){0,2}(?:introduce|release|present|propose|construct|"
-    r"collect|create|build|compile|curate|annotate|crawl|assemble|record|deposit|make available)\w*\b",
+    r"collect|create|build|compile|curate|annotate|crawl|assemble|record|deposit|make available)\w*\b|"
+    r"\bhere,?\s+we\s+describe\b|\bthis\s+(?:paper|article|data\s+descriptor)\s+describes\b",
     re.I,
 )
+# A cue whose object is the name itself: "to build the X", "A and B were merged into the X".
+_MAKES_OBJECT = re.compile(r"\b(?:to\s+(?:create|build|construct|compile|assemble|produce|curate)|(?:combined|merged|"
+                           r"concatenated|pooled|joined|aggregated)\s+(?:\w+\s+){0,2}into)\s+"
+                           r"(?:(?:a|an|the|our|one|single|new)\s+){0,2}$", re.I)
 _NEW_DATA = re.compile(rf"\b(?:our|a|the)\s+new(?:ly)?\s+(?:\S+\s+){{0,2}}(?:{DATA_NOUN_WORDS})", re.I)
+_INDEFINITE = re.compile(r"\b(?:a|an)\s+(?:new\s+)?$", re.I)
+_MADE_PASSIVE = re.compile(r"^\s*(?:was|were|has\s+been|have\s+been)\s+(?:\w+\s+)?(?:created|constructed|built|"
+                           r"compiled|assembled|curated|collected|produced)\b(?!\s+by\b)", re.I)
+# After the name, what it is made into: "we compile X statistics into a harmonised data set" makes X the source.
+_MADE_INTO = re.compile(rf"^\W*(?:\S+\s+){{0,3}}?(?:to|into)\s+(?:a|an|one|our)\s+(?:[\w\-]+\s+){{0,3}}?"
+                        rf"(?:{DATA_NOUN_WORDS})\b", re.I)
 _RELEASED = re.compile(
     r"\b(?:make|makes|made)\s+(?:\w+\s+){0,2}(?:publicly\s+|freely\s+|openly\s+)?available|"
     r"\b(?:is|are)\s+(?:publicly\s+|freely\s+|openly\s+)?available\s+(?:in\s+open[- ]access\s+)?(?:at|on|via)\b|"
@@ -252,21 +265,22 @@ def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDatas
     return merged
 
 
-def supports_creation(name: str, sentences: Sequence[str]) -> bool:
-    """Whether a clause says of `name` that the paper itself creates or releases it."""
+def supports_creation(name: str, sentences: Sequence[str], released: bool = True) -> bool:
+    """Whether a clause says of `name` that the paper itself creates it, or (with `released`) releases it."""
     pattern = name_pattern(name)
     if pattern is None:
         return False
     clauses = (clause for sentence in sentences for clause in re.split(r"[;:]", sentence))
-    return any(_says_created(clause, found.start(), found.end()) for clause in clauses
+    return any(_says_created(clause, found.start(), found.end(), released) for clause in clauses
                for found in pattern.finditer(clause))
 
 
-def _says_created(clause: str, start: int, end: int) -> bool:
-    """Whether a creation cue in `clause` is said of the name at [start, end)."""
+def _says_created(clause: str, start: int, end: int, released: bool = True) -> bool:
+    """Whether a creation cue in `clause` is said of the name at [start, end): one that says the paper builds it, or
+    (with `released`) one that says it is made available."""
     before, after = clause[:start], clause[end:]
     cue = next(iter(reversed(list(_CREATING.finditer(before)))), None)
-    if cue is not None:
+    if cue is not None and not _MADE_INTO.match(after):
         between = before[cue.end():]
         if len(between.split()) <= _CUE_WORDS and not _SOURCE_WORDS.search(between):
             return True
@@ -274,13 +288,18 @@ def _says_created(clause: str, start: int, end: int) -> bool:
         gap = clause[new.end():start] if new.end() <= start else clause[end:new.start()] if new.start() >= end else ""
         if len(gap.split()) <= _CUE_WORDS and not _SOURCE_WORDS.search(gap):
             return True
-    released = _RELEASED.search(after)
-    return released is not None and len(after[:released.start()].split()) <= _CUE_WORDS + 2
+    if _MAKES_OBJECT.search(before) or (_INDEFINITE.search(before) and _MADE_PASSIVE.match(after)):
+        return True
+    said = _RELEASED.search(after) if released else None
+    return said is not None and len(after[:said.start()].split()) <= _CUE_WORDS + 2
 
 
 def checked_role(name: str, role: str, sentences: Sequence[str]) -> str:
-    """The decided role, with "created" kept only where the paper's own words support it (else "used"), and
+    """The role the paper's own words give: "created" where a clause says the paper builds the dataset, whatever
+    the decided role; a decided "created" kept where a clause says only that it is released, else "used"; and
     "mentioned" where every sentence that writes the name only supposes it ("X might be used in future work")."""
+    if supports_creation(name, sentences, released=False):
+        return "created"
     if role == "created" and not supports_creation(name, sentences):
         role = "used"
     if role != "created" and only_supposed(name, sentences):
