@@ -73,6 +73,21 @@ def test_the_check_asks_the_model_about_one_name_in_its_sentence(paper_pdf):
     assert [(e["dataset"], e["read_as"]) for e in read] == [("KelpScenes", "organisation")]
 
 
+def test_the_check_is_asked_of_an_acronym_with_the_words_the_paper_spells_it_out_as():
+    from dsminer.programs.steps import checked_name
+
+    text = ("Counts came from the Tidal Reef Observatory (TRO) and from the kelp monitoring unit (KMU). "
+            "We train on ReefCount-3k; TRO counts and KMU logs were added.")
+    assert checked_name("TRO", text) == "TRO (Tidal Reef Observatory)"
+    assert checked_name("KMU", text) == "KMU (kelp monitoring unit)"
+    assert checked_name("ReefCount-3k", text) == "ReefCount-3k"  # not an acronym the paper spells out
+    lm = DummyLM([{"kind": "organisation"}])
+    with dspy.context(lm=lm):
+        assert NameCheck()(text="TRO counts and KMU logs were added.", name=checked_name("TRO", text)).kind == \
+            "organisation"
+    assert 'is "TRO (Tidal Reef Observatory)" in this text?' in user_prompt(lm.history[0])
+
+
 def test_a_check_answer_that_is_no_kind_keeps_the_name_and_the_paper_whole(paper_pdf):
     answers = [METADATA, names("KelpScenes"), {"kind": "KelpScenes"}, details()]
     records, _, events = run_s0(paper_pdf, answers, check=NameCheck())

@@ -437,7 +437,7 @@ def defined_as_kind(name: str, text: str) -> tuple[str, str] | None:
     capitals = sum(c.isupper() for c in acronym)
     if not 2 <= capitals <= 8 or " " in acronym:
         return None
-    phrases = _spelled_out(acronym, text)
+    phrases = spelled_out(acronym, text)
     if not phrases or any(_ends_in_data(phrase) for phrase in phrases):
         return None
     if 2 * sum(_proper(phrase) for phrase in phrases) >= len(phrases):
@@ -448,7 +448,7 @@ def defined_as_kind(name: str, text: str) -> tuple[str, str] | None:
     return "defined_kind", f"{name!r} is spelled out as {phrases[0]!r}, a kind of thing, not a dataset"
 
 
-def _spelled_out(acronym: str, text: str) -> list[str]:
+def spelled_out(acronym: str, text: str) -> list[str]:
     """The phrases `text` writes right before "(acronym)" or "(acronyms)" whose capitals the acronym spells (the
     fewest words that do: "antibody-derived tags" of "with antibody-derived tags (ADT)")."""
     phrases = []

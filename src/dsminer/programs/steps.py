@@ -19,6 +19,7 @@ from dsminer.evidence.context import CONTEXT_CHARS, build_paper_context, name_se
 from dsminer.evidence.records import DatasetDetails, refs_from_metadata
 from dsminer.faults import StepFailure, current_guard
 from dsminer.mentions.evidence_model import EvidenceModel
+from dsminer.mentions.names import spelled_out
 from dsminer.mentions.selection import ChosenDataset, Proposal, Selection, select_datasets
 from dsminer.schema import PaperRefs
 from dsminer.signatures import CheckDatasetName
@@ -139,10 +140,18 @@ def _checked_kind(paper: ParsedPaper, dataset: ChosenDataset, check: NameCheck, 
     text = name_sentence(paper, [dataset.name, *dataset.aliases])
     if not text:
         return None
-    prediction = run_step(check, events, paper, "check", {"text": text, "name": dataset.name}, dataset=dataset.name)
+    prediction = run_step(check, events, paper, "check", {"text": text, "name": checked_name(dataset.name, paper.text)},
+                          dataset=dataset.name)
     kind = None if prediction is None or prediction.kind is None else str(prediction.kind)
     events.emit("result", paper=paper.file_name, step="check", dataset=dataset.name, read_as=kind)
     return kind
+
+
+def checked_name(name: str, text: str) -> str:
+    """The name as the check step is asked of it: an acronym with the words the paper spells it out as ("QECH (Queen
+    Elizabeth Central Hospital)"), which say what it is where the sentence may not; any other name as it is."""
+    phrases = spelled_out(name.strip(), text)
+    return f"{name} ({phrases[0]})" if phrases else name
 
 
 def evidence_phrase_scores(paper: ParsedPaper, evidence_model: EvidenceModel | None) -> dict[str, float] | None:
