@@ -296,6 +296,9 @@ def test_a_name_the_paper_says_is_a_method_or_tool(name, text, code):
     ("KLC", "We evaluate on the kelp light chain (KLC) case study. The kelp light chain dataset has 700 rows.", None),
     ("KLC", "We evaluate on the kelp light chain (KLC) case study and on both KLC datasets.", None),
     ("ORBS", "Our cohort is the owl reef behaviour (ORBS) study; ORBS study data are public.", None),
+    # a data noun right after the defining brackets is the phrase's data ("a kelp care unit database"), not a name
+    ("KCU", "Dives come from a multi-site kelp care unit (KCU) database.", "defined_kind"),
+    ("KCU", "Dives come from a multi-site kelp care unit (KCU) database. The KCU database is public.", None),
     # a proper name, or a phrase ending in a data noun
     ("KRC", "We use the Kelp Reef Corpus (KRC) for training.", None),
     ("KRS", "We use the Kelp Reef Set (KRS). Its kelp reef set (KRS) rows are counts.", None),

@@ -431,8 +431,9 @@ def defined_as_kind(name: str, text: str) -> tuple[str, str] | None:
     """Why the acronym `name` names a kind of thing, not a dataset: the text spells it out mostly as a common-noun
     phrase ("antibody-derived tags (ADT)", "operational taxonomic units (OTUs)", "equivalent width (EW)"; a heading
     that capitalises it once does not make it a name), and writes neither it nor that phrase as a body of data ("the
-    free light chain dataset", "the FLC datasets"). A dataset's expansion is a proper name ("Penn Treebank (PTB)") or
-    ends in a data noun ("X eclipsing binary catalog")."""
+    free light chain dataset", "the FLC datasets"; a data noun right after the defining brackets, as in "an intensive
+    care unit (ICU) database", is the phrase's data, not a name). A dataset's expansion is a proper name ("Penn
+    Treebank (PTB)") or ends in a data noun ("X eclipsing binary catalog")."""
     acronym = name.strip()
     capitals = sum(c.isupper() for c in acronym)
     if not 2 <= capitals <= 8 or " " in acronym:
@@ -443,7 +444,7 @@ def defined_as_kind(name: str, text: str) -> tuple[str, str] | None:
     if 2 * sum(_proper(phrase) for phrase in phrases) >= len(phrases):
         return None  # a proper name at least as often as a common phrase, which a heading may capitalise
     forms = "|".join(re.escape(form) for form in {acronym, *phrases})
-    if re.search(rf"(?<![\w\-])(?:{forms})s?\)?\s+(?:{DATA_NOUN_GROUP}|(?i:stud(?:y|ies)))\b", text, re.I):
+    if re.search(rf"(?<![\w\-])(?:{forms})s?\s+(?:{DATA_NOUN_GROUP}|(?i:stud(?:y|ies)))\b", text, re.I):
         return None
     return "defined_kind", f"{name!r} is spelled out as {phrases[0]!r}, a kind of thing, not a dataset"
 
