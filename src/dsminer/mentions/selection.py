@@ -265,42 +265,49 @@ def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDatas
     return merged
 
 
-def supports_creation(name: str, sentences: Sequence[str], released: bool = True) -> bool:
-    """Whether a clause says of `name` that the paper itself creates it, or (with `released`) releases it."""
+def creation_cue(name: str, sentences: Sequence[str]) -> str | None:
+    """What the paper's clauses say of making `name`: "built" where one says the paper builds it, else "released"
+    where one says only that it is made available, else None. One pass over the clauses that write the name."""
     pattern = name_pattern(name)
     if pattern is None:
-        return False
-    clauses = (clause for sentence in sentences for clause in re.split(r"[;:]", sentence))
-    return any(_says_created(clause, found.start(), found.end(), released) for clause in clauses
-               for found in pattern.finditer(clause))
+        return None
+    said = None
+    for clause in (clause for sentence in sentences for clause in re.split(r"[;:]", sentence)):
+        for found in pattern.finditer(clause):
+            cue = _creation_cue(clause, found.start(), found.end())
+            if cue == "built":
+                return cue
+            said = said or cue
+    return said
 
 
-def _says_created(clause: str, start: int, end: int, released: bool = True) -> bool:
-    """Whether a creation cue in `clause` is said of the name at [start, end): one that says the paper builds it, or
-    (with `released`) one that says it is made available."""
+def _creation_cue(clause: str, start: int, end: int) -> str | None:
+    """The creation cue in `clause` said of the name at [start, end): "built" for one that says the paper builds it,
+    "released" for one that says only that it is made available, None for neither."""
     before, after = clause[:start], clause[end:]
     cue = next(iter(reversed(list(_CREATING.finditer(before)))), None)
     if cue is not None and not _MADE_INTO.match(after):
         between = before[cue.end():]
         if len(between.split()) <= _CUE_WORDS and not _SOURCE_WORDS.search(between):
-            return True
+            return "built"
     for new in _NEW_DATA.finditer(clause):
         gap = clause[new.end():start] if new.end() <= start else clause[end:new.start()] if new.start() >= end else ""
         if len(gap.split()) <= _CUE_WORDS and not _SOURCE_WORDS.search(gap):
-            return True
+            return "built"
     if _MAKES_OBJECT.search(before) or (_INDEFINITE.search(before) and _MADE_PASSIVE.match(after)):
-        return True
-    said = _RELEASED.search(after) if released else None
-    return said is not None and len(after[:said.start()].split()) <= _CUE_WORDS + 2
+        return "built"
+    said = _RELEASED.search(after)
+    return "released" if said is not None and len(after[:said.start()].split()) <= _CUE_WORDS + 2 else None
 
 
 def checked_role(name: str, role: str, sentences: Sequence[str]) -> str:
     """The role the paper's own words give: "created" where a clause says the paper builds the dataset, whatever
     the decided role; a decided "created" kept where a clause says only that it is released, else "used"; and
     "mentioned" where every sentence that writes the name only supposes it ("X might be used in future work")."""
-    if supports_creation(name, sentences, released=False):
+    cue = creation_cue(name, sentences)
+    if cue == "built":
         return "created"
-    if role == "created" and not supports_creation(name, sentences):
+    if role == "created" and cue is None:
         role = "used"
     if role != "created" and only_supposed(name, sentences):
         return "mentioned"
