@@ -176,3 +176,22 @@ def test_fit_ranker_writes_a_ranker_a_run_can_read_and_logs_its_held_out_shares(
 def test_fit_ranker_on_one_paper_is_one_line(tmp_path):
     result = invoke("fit-ranker", "--gold", str(_ranker_corpus(tmp_path, 1)), "--out", str(tmp_path / "r.json"))
     assert result.exit_code != 0 and "at least two papers" in result.output and "Traceback" not in result.output
+
+
+def test_selection_of_a_runs_answers_leaves_out_what_its_check_step_read_as_something_else(tmp_path, write_run,
+                                                                                           corpus):
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    names = {"kind": "result", "step": "names", "paper": "reef.pdf",
+             "raw": [{"name": name, "kind": "dataset", "role": "used"} for name in ("ReefWatch", "KelpCount",
+                                                                                    "OceanGrid")]}
+    checks = [{"kind": "result", "step": "check", "paper": "reef.pdf", "dataset": name, "read_as": kind}
+              for name, kind in (("ReefWatch", "dataset"), ("KelpCount", "organisation"))]
+    scores = {}
+    for label, events in (("unchecked", [names]), ("checked", [names, *checks])):
+        run = write_run(f"s0-{label}", [], events=events)
+        result = invoke("eval-module", "selection", "--gold", str(corpus), "--run", str(run), "--tracking-uri", uri)
+        assert result.exit_code == 0, result.output
+        scores[label] = dict(pair.split("=") for pair in result.output.split())
+    # the run's check read KelpCount as an organisation: left out; OceanGrid was never checked: it stays
+    assert scores["unchecked"]["fields.run.records"] == "3.0" and scores["checked"]["fields.run.records"] == "2.0"
+    assert float(scores["checked"]["fields.run.recall_used"]) < float(scores["unchecked"]["fields.run.recall_used"])

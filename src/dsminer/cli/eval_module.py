@@ -51,7 +51,9 @@ def eval_module(
     exclude: ExcludeOption = None,
     run: Annotated[Optional[str], typer.Option("--run", help="selection: score the names answers this run recorded "
                                                              "(a run directory or MLflow run id) under the current "
-                                                             "selection, against each --gold corpus.")] = None,
+                                                             "selection, against each --gold corpus; a name the "
+                                                             "run's check step read as something else is left out, "
+                                                             "as in the run.")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="selection: also write the scores and every dropped "
                                                                "gold dataset with its reason to this JSON file.")] = None,
     program: Annotated[Optional[str], typer.Option("--program", help="selection: the program whose evidence model "
@@ -109,12 +111,14 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
     from dsminer.errors import GoldMismatchError
     from dsminer.evaluation.gold import check_gold_fits
     from dsminer.evaluation.runs import load_run
-    from dsminer.programs.module_eval import recorded_answers, score_answers, score_selection
+    from dsminer.programs.module_eval import recorded_answers, recorded_checks, score_answers, score_selection
     from dsminer.programs.registry import compiled_program
 
     compiled = compiled_program(settings)
     weigh = compiled.evidence_model if compiled is not None else None
-    answers = recorded_answers(load_run(run, settings.tracking_uri).events) if run else None
+    events = load_run(run, settings.tracking_uri).events if run else []
+    answers = recorded_answers(events) if run else None
+    checks = recorded_checks(events) or None  # a run with its check step off recorded none
     if answers is not None and not answers:
         raise GoldMismatchError(f"run {run} recorded no names answers (its events.jsonl has no names result)")
     corpora = [read_corpus(spec) for spec in specs]
@@ -125,7 +129,7 @@ def run_selection_eval(settings: Settings, specs: list[str], out: Path | None, r
     metrics = {f"{label}.{key}": float(value) for label, score in scores.items() for key, value in score.metrics().items()}
     if answers is not None:
         metrics.update({f"{label}.run.{key}": float(value) for label, papers in corpora
-                        for key, value in score_answers(papers, answers, cap, weigh).items()})
+                        for key, value in score_answers(papers, answers, cap, weigh, checks).items()})
     details = {"metrics": metrics, "dropped": {label: score.drops for label, score in scores.items()}}
     params = {"gold": " ".join(specs), "cap": cap, "run": run or "",
               "evidence_model": str(compiled.path) if weigh is not None else "none"}

@@ -19,7 +19,7 @@ from dsminer.mentions.candidates import sentence_candidates
 from dsminer.mentions.evidence_model import EvidenceModel, NameEvidence
 from dsminer.mentions.names import count_mentions
 from dsminer.mentions.selection import Proposal, select_datasets
-from dsminer.programs.steps import STEP_TOKENS, evidence_phrase_scores, names_inputs, proposals_of
+from dsminer.programs.steps import STEP_TOKENS, evidence_phrase_scores, first_checked, names_inputs, proposals_of
 from dsminer.schema import normalize_name
 from dsminer.signatures import ClassifyDatasetNames
 
@@ -159,19 +159,37 @@ def recorded_answers(events: Sequence[dict]) -> dict[str, list[Proposal]]:
     return answers
 
 
+def recorded_checks(events: Sequence[dict]) -> dict[str, dict[str, str | None]]:
+    """What each paper's check step read each dataset name as in a run's event log (its last answer), by paper and
+    name: a kind, or None where the check gave no answer."""
+    checks: dict[str, dict[str, str | None]] = {}
+    for event in events:
+        if event.get("kind") == "result" and event.get("step") == "check" and event.get("dataset"):
+            read_as = event.get("read_as")
+            checks.setdefault(str(event.get("paper")), {})[str(event["dataset"])] = \
+                None if read_as is None else str(read_as)
+    return checks
+
+
 def score_answers(papers: Sequence[tuple[ParsedPaper, GoldPaper]], answers: dict[str, list[Proposal]],
-                  cap: int, evidence_model: EvidenceModel | None = None) -> dict[str, float]:
+                  cap: int, evidence_model: EvidenceModel | None = None,
+                  checks: Mapping[str, Mapping[str, str | None]] | None = None) -> dict[str, float]:
     """What the selection makes of the names answers a run recorded, against the gold: the records it would write
     (within `cap`), their precision against the gold (any role) and lenient precision (a material mention the gold
     supports counts too), the recall of the used and created gold datasets and the names step's role accuracy.
-    Model-free: it re-reads a run's answers under the current selection, weighed by `evidence_model` if given."""
+    Model-free: it re-reads a run's answers under the current selection, weighed by `evidence_model` if given.
+    With `checks` (see `recorded_checks`), a name the run's check step read as something other than a dataset is
+    left out and gives its place to the next, as in the run; a name the run never checked stays."""
     counts: Counter[str] = Counter()
     for parsed, gold in papers:
         if gold.file not in answers:
             continue
         counts["papers"] += 1
-        chosen = select_datasets(answers[gold.file], parsed.text, cap, parsed.body_sentences(), evidence_model,
-                                 evidence_phrase_scores(parsed, evidence_model)).chosen
+        selection = select_datasets(answers[gold.file], parsed.text, cap, parsed.body_sentences(), evidence_model,
+                                    evidence_phrase_scores(parsed, evidence_model))
+        read = (checks or {}).get(gold.file, {})
+        chosen = first_checked(selection, cap, lambda dataset: read.get(dataset.name)) if checks is not None \
+            else selection.chosen
         found: set[str] = set()
         for dataset in chosen:
             mark, hits = judge_keys(name_keys(dataset.name, dataset.aliases), gold)

@@ -5,7 +5,7 @@ and how its decisions become the paper's datasets."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import dspy
@@ -124,15 +124,27 @@ def checked_datasets(paper: ParsedPaper, selection: Selection, cap: int, check: 
     check (`check_names` off), the selection's own datasets."""
     if check is None:
         return list(selection.chosen)
+
+    def read_as(dataset: ChosenDataset) -> str | None:
+        kind = _checked_kind(paper, dataset, check, events)
+        if kind not in (None, "dataset"):
+            events.emit("dropped", paper=paper.file_name, step="check", dataset=dataset.name, reason=f"read as {kind}")
+        return kind
+
+    return first_checked(selection, cap, read_as)
+
+
+def first_checked(selection: Selection, cap: int, read_as: Callable[[ChosenDataset], str | None],
+                  ) -> list[ChosenDataset]:
+    """The selection's datasets, best first, up to `cap`, less each that `read_as` reads as something other than a
+    dataset; each left out gives its place to the next one the cap cut. `read_as` is asked in that order, and no
+    further than the cap needs."""
     kept: list[ChosenDataset] = []
     for dataset in [*selection.chosen, *selection.capped]:
         if len(kept) == cap:
             break
-        kind = _checked_kind(paper, dataset, check, events)
-        if kind not in (None, "dataset"):
-            events.emit("dropped", paper=paper.file_name, step="check", dataset=dataset.name, reason=f"read as {kind}")
-            continue
-        kept.append(dataset)
+        if read_as(dataset) in (None, "dataset"):
+            kept.append(dataset)
     return kept
 
 
