@@ -81,3 +81,17 @@ def test_one_word_adapter_asks_about_the_name_in_one_message_and_reads_the_first
     assert adapter.parse(CheckDatasetName, "organiz") == {"kind": "organisation"}
     with pytest.raises(AdapterParseError):
         adapter.parse(CheckDatasetName, "Q1")
+
+
+def test_one_word_adapter_sends_each_demonstration_as_a_question_and_its_answer_before_the_question():
+    from dsminer.backend.adapter import OneWordAdapter
+    from dsminer.signatures import CheckDatasetName
+
+    demos = [dspy.Example(text="Reads were deposited at the Kestrel Archive.", name="Kestrel Archive",
+                          kind="organisation"),
+             dspy.Example(text="A demonstration without its answer.", name="Tarn")]  # incomplete: left out
+    messages = OneWordAdapter().format(CheckDatasetName, demos, {"text": "We used the Reef cohort.", "name": "Reef"})
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert messages[0]["content"].startswith("Text from a research paper:\nReads were deposited at the Kestrel")
+    assert messages[1]["content"] == "organisation"
+    assert 'Which kind of thing is "Reef" in this text?' in messages[2]["content"]

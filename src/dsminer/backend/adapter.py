@@ -101,13 +101,22 @@ class OneWordAdapter(dspy.Adapter):
 
     def format(self, signature: type[dspy.Signature], demos: list[dict[str, Any]],
                inputs: dict[str, Any]) -> list[dict[str, Any]]:
+        (output,) = signature.output_fields
+        messages = []
+        for demo in demos:  # each demonstration a question and its one-word answer, before the question asked
+            if all(name in demo for name in (*signature.input_fields, output)):
+                messages += [{"role": "user", "content": self._question(signature, demo)},
+                             {"role": "assistant", "content": str(demo[output])}]
+        return [*messages, {"role": "user", "content": self._question(signature, inputs)}]
+
+    def _question(self, signature: type[dspy.Signature], inputs: Mapping[str, Any]) -> str:
         instruction = signature.instructions
         shown = [f"{field.json_schema_extra.get('desc') or name}:\n{inputs[name]}"
                  for name, field in signature.input_fields.items() if "{" + name + "}" not in instruction]
         question = instruction.format(**{name: inputs[name] for name in signature.input_fields})
         choices = self._choices(signature)
         listed = ", ".join(choices[:-1]) + f" or {choices[-1]}" if len(choices) > 1 else choices[0]
-        return [{"role": "user", "content": "\n\n".join([*shown, f"{question} Answer with one word: {listed}."])}]
+        return "\n\n".join([*shown, f"{question} Answer with one word: {listed}."])
 
     def parse(self, signature: type[dspy.Signature], completion: str) -> dict[str, Any]:
         (name,) = signature.output_fields
