@@ -365,6 +365,18 @@ def test_a_word_that_starts_only_one_other_name_is_its_short_form():
                                                      ("Reef Polarity", ())]
 
 
+def test_a_word_that_starts_several_names_is_the_short_form_of_the_one_that_alone_ends_in_a_data_noun():
+    text = ("The Tarn Lakes Database holds 2,000 lake surveys made for the Tarn Outreach Program. Tarn is open. The "
+            "Fjell Full and Fjell Polar corpora differ; Fjell has 9k reviews. The Moor Archive and Moor Catalogue agree.")
+    merged = merge_names([("Tarn", "used"), ("Tarn Lakes Database", "used"), ("Tarn Outreach Program", "used"),
+                          ("Fjell", "used"), ("Fjell Full", "used"), ("Fjell Polar", "used"), ("Moor", "used"),
+                          ("Moor Archive", "used"), ("Moor Catalogue", "used")], text)
+    # two names that end in a data noun leave the word on its own, as two that end in none do
+    assert [{d.name, *d.aliases} for d in merged] == [
+        {"Tarn", "Tarn Lakes Database"}, {"Tarn Outreach Program"}, {"Fjell"}, {"Fjell Full"}, {"Fjell Polar"},
+        {"Moor"}, {"Moor Archive"}, {"Moor Catalogue"}]
+
+
 def test_a_proposed_piece_of_a_longer_name_is_selected_as_that_name_with_the_piece_as_alias():
     sentences = ["We evaluate on the Quokka Natural Speech Inference corpus.",
                  "Results on Pelican 2001 and Pelican 2004 follow.", "The Pelican 2004 dataset is used."]

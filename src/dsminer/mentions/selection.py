@@ -218,8 +218,9 @@ def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDatas
     own (outside the other members), never a fragment that the text writes only inside another member ("FACE" of
     "WIDER FACE"). A bare name joins its versioned form when the proposals hold only one ("SQuAD" and "SQuAD
     2.0"), not when they hold several ("SQuAD 1.1" and "SQuAD 2.0": then "SQuAD" may mean either); likewise a
-    word joins the one longer name it starts ("X" and "X Treebank", not "Y" of "Y Full" and "Y Polarity"). A
-    fragment joins the name it is written in."""
+    word joins the one longer name it starts ("X" and "X Treebank", not "Y" of "Y Full" and "Y Polarity"), or of
+    several the one that alone ends in a data noun ("Z" and "Z Database", not "Z Program"). A fragment joins the name
+    it is written in."""
     versions: dict[str, set[str]] = {}
     for name, _ in names:
         bare = unversioned(name)
@@ -230,16 +231,22 @@ def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDatas
         return any(len(versions.get(normalize_name(bare), ())) == 1 and normalize_name(other) == normalize_name(bare)
                    for bare, other in ((unversioned(a), b), (unversioned(b), a)) if bare is not None)
 
-    # a one-word name that starts only one other name is that dataset's short form ("X" of "X Treebank")
+    # a one-word name that starts only one other name is that dataset's short form ("X" of "X Treebank"); of several,
+    # the one that alone ends in a data noun ("X" of "X Database", not of "X Program")
     longer: dict[str, set[str]] = {}
     for name, _ in names:
         first, _, rest = name.strip().partition(" ")
         if rest:
-            longer.setdefault(first.casefold(), set()).add(re.sub(r"\W+", "", name.casefold()))
+            longer.setdefault(first.casefold(), set()).add(name.strip())
+
+    def starts_only(short: str, other: str) -> bool:
+        starts = longer.get(short.strip().casefold(), set()) if " " not in short.strip() else set()
+        data = {name for name in starts if DATA_NOUN_END.search(name)}
+        key = re.sub(r"\W+", "", other.casefold())
+        return any({re.sub(r"\W+", "", name.casefold()) for name in group} == {key} for group in (starts, data))
 
     def one_longer(a: str, b: str) -> bool:
-        return any(" " not in short.strip() and longer.get(short.strip().casefold(), set()) ==
-                   {re.sub(r"\W+", "", other.casefold())} for short, other in ((a, b), (b, a)))
+        return starts_only(a, b) or starts_only(b, a)
 
     groups: list[list[tuple[str, str]]] = []
     for name, role in names:
