@@ -185,13 +185,13 @@ def test_selection_of_a_runs_answers_leaves_out_what_its_check_step_read_as_some
              "raw": [{"name": name, "kind": "dataset", "role": "used"} for name in ("ReefWatch", "KelpCount",
                                                                                     "OceanGrid")]}
     checks = [{"kind": "result", "step": "check", "paper": "reef.pdf", "dataset": name, "read_as": kind}
-              for name, kind in (("ReefWatch", "dataset"), ("KelpCount", "organisation"))]
+              for name, kind in (("ReefWatch", "dataset"), ("KelpCount", "software"))]
     scores = {}
     for label, events in (("unchecked", [names]), ("checked", [names, *checks])):
         run = write_run(f"s0-{label}", [], events=events)
         result = invoke("eval-module", "selection", "--gold", str(corpus), "--run", str(run), "--tracking-uri", uri)
         assert result.exit_code == 0, result.output
         scores[label] = dict(pair.split("=") for pair in result.output.split())
-    # the run's check read KelpCount as an organisation: left out; OceanGrid was never checked: it stays
+    # the run's check read KelpCount as software: left out; OceanGrid was never checked: it stays
     assert scores["unchecked"]["fields.run.records"] == "3.0" and scores["checked"]["fields.run.records"] == "2.0"
     assert float(scores["checked"]["fields.run.recall_used"]) < float(scores["unchecked"]["fields.run.recall_used"])

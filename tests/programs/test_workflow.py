@@ -62,7 +62,7 @@ def test_a_name_the_check_reads_as_something_else_gives_its_place_to_the_next(pa
 
 
 def test_the_check_asks_the_model_about_one_name_in_its_sentence(paper_pdf):
-    answers = [METADATA, names("KelpScenes"), {"kind": "organisation"}]
+    answers = [METADATA, names("KelpScenes"), {"kind": "software"}]
     records, lm, events = run_s0(paper_pdf, answers, check=NameCheck())
     assert records == [] and len(lm.history) == 3
     prompt = user_prompt(lm.history[2])
@@ -70,7 +70,27 @@ def test_the_check_asks_the_model_about_one_name_in_its_sentence(paper_pdf):
     assert "on the ReefCount-3k dataset and on the KelpScenes corpus" in prompt
     assert "Answer with one word: dataset, method" in prompt and len(lm.history[2]["messages"]) == 1
     read = [e for e in events.events if e["kind"] == "result" and e["step"] == "check"]
-    assert [(e["dataset"], e["read_as"]) for e in read] == [("KelpScenes", "organisation")]
+    assert [(e["dataset"], e["read_as"]) for e in read] == [("KelpScenes", "software")]
+
+
+def test_a_name_read_as_an_organisation_stays_where_the_paper_writes_it_before_its_data(paper_pdf):
+    from dsminer.mentions.selection import ChosenDataset
+    from dsminer.programs.steps import check_keeps
+
+    text = ("Claims came from Harlow Health (HH) and the Tern Agency. We use the HH outpatient claims data; the Tern "
+            "Agency's reports are cited. Counts are in the Moss Bureau database.")
+    named = {name: ChosenDataset(name, aliases, "used", 1) for name, aliases in
+             (("HH", ()), ("Tern Agency", ()), ("Moss", ("Moss Bureau",)))}
+    assert check_keeps("organisation", named["HH"], text) and check_keeps("organisation", named["Moss"], text)
+    assert not check_keeps("organisation", named["Tern Agency"], text)  # never written before data of its own
+    assert not check_keeps("software", named["HH"], text)  # only an organisation names data by its maker
+    assert check_keeps(None, named["Tern Agency"], text) and check_keeps("dataset", named["Tern Agency"], text)
+    # in a run: "the ReefCount-3k dataset" is data the paper names by it, whatever the check reads the name as
+    check = ReadAs({"ReefCount-3k": "organisation", "KelpScenes": "software"})
+    records, _, events = run_s0(paper_pdf, [METADATA, names("ReefCount-3k", "KelpScenes"), details()], check=check)
+    assert [r.name for r in records] == ["ReefCount-3k"]
+    dropped = [e for e in events.events if e["kind"] == "dropped" and e["step"] == "check"]
+    assert [(e["dataset"], e["reason"]) for e in dropped] == [("KelpScenes", "read as software")]
 
 
 def test_the_check_is_asked_of_an_acronym_with_the_words_the_paper_spells_it_out_as():

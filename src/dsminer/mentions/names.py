@@ -519,6 +519,19 @@ def written_as_data_kind(name: str, text: str) -> tuple[str, str] | None:
     return "data_kind", f"{name!r} is a kind of data or measurement, not a dataset"
 
 
+def names_its_data(names: Sequence[str], text: str) -> bool:
+    """Whether `text` writes one of `names` before data it names: a data word right after it or two words on ("X
+    data", "the X database", "X claims data", "X salinity data")."""
+    for name in names:
+        pattern = name_pattern(name.strip())
+        if pattern is None:
+            continue
+        written = f"(?i:{pattern.pattern})" if pattern.flags & re.I else f"(?:{pattern.pattern})"
+        if re.search(rf"{written}(?:\s+[\w\-]+){{0,2}}?\s+(?i:{DATA_WORD_WORDS})\b", text):
+            return True
+    return False
+
+
 def problem_in_text(name: str, text: str) -> tuple[str, str] | None:
     """Why `name` is not a dataset, by its shape (`name_problem`) or by how `text` writes it: an acronym defined as
     a model, method or task, a model's name, a cited surname, a kind of data, a name said to be a method or tool, an

@@ -188,7 +188,8 @@ def score_answers(papers: Sequence[tuple[ParsedPaper, GoldPaper]], answers: dict
         selection = select_datasets(answers[gold.file], parsed.text, cap, parsed.body_sentences(), evidence_model,
                                     evidence_phrase_scores(parsed, evidence_model))
         read = (checks or {}).get(gold.file, {})
-        chosen = first_checked(selection, cap, lambda dataset: read.get(dataset.name)) if checks is not None \
+        chosen = first_checked(selection, cap, lambda dataset: read.get(dataset.name), parsed.text) \
+            if checks is not None \
             else selection.chosen
         found: set[str] = set()
         for dataset in chosen:

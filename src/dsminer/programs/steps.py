@@ -19,7 +19,7 @@ from dsminer.evidence.context import CONTEXT_CHARS, build_paper_context, name_se
 from dsminer.evidence.records import DatasetDetails, refs_from_metadata
 from dsminer.faults import StepFailure, current_guard
 from dsminer.mentions.evidence_model import EvidenceModel
-from dsminer.mentions.names import spelled_out
+from dsminer.mentions.names import names_its_data, spelled_out
 from dsminer.mentions.selection import ChosenDataset, Proposal, Selection, select_datasets
 from dsminer.schema import PaperRefs
 from dsminer.signatures import CheckDatasetName
@@ -127,23 +127,30 @@ def checked_datasets(paper: ParsedPaper, selection: Selection, cap: int, check: 
 
     def read_as(dataset: ChosenDataset) -> str | None:
         kind = _checked_kind(paper, dataset, check, events)
-        if kind not in (None, "dataset"):
+        if not check_keeps(kind, dataset, paper.text):
             events.emit("dropped", paper=paper.file_name, step="check", dataset=dataset.name, reason=f"read as {kind}")
         return kind
 
-    return first_checked(selection, cap, read_as)
+    return first_checked(selection, cap, read_as, paper.text)
+
+
+def check_keeps(kind: str | None, dataset: ChosenDataset, text: str) -> bool:
+    """Whether the check step's answer leaves a dataset in: no answer, or "dataset"; or "organisation" where the paper
+    writes the name before data ("X claims data", "the X database"), as data named by their maker are written."""
+    return kind in (None, "dataset") or kind == "organisation" and names_its_data((dataset.name, *dataset.aliases),
+                                                                                 text)
 
 
 def first_checked(selection: Selection, cap: int, read_as: Callable[[ChosenDataset], str | None],
-                  ) -> list[ChosenDataset]:
-    """The selection's datasets, best first, up to `cap`, less each that `read_as` reads as something other than a
-    dataset; each left out gives its place to the next one the cap cut. `read_as` is asked in that order, and no
+                  text: str) -> list[ChosenDataset]:
+    """The selection's datasets, best first, up to `cap`, less each whose `read_as` answer does not keep it (see
+    `check_keeps`); each left out gives its place to the next one the cap cut. `read_as` is asked in that order, and no
     further than the cap needs."""
     kept: list[ChosenDataset] = []
     for dataset in [*selection.chosen, *selection.capped]:
         if len(kept) == cap:
             break
-        if read_as(dataset) in (None, "dataset"):
+        if check_keeps(read_as(dataset), dataset, text):
             kept.append(dataset)
     return kept
 
