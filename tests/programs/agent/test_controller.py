@@ -241,12 +241,12 @@ def test_good_first_answer_is_accepted_without_retry(paper_pdf):
 def test_the_agent_checks_each_kept_name_as_the_workflow_does(paper_pdf):
     agent = ReflectiveAgent(AgentOptions())
     agent.check = NameCheck()  # the real check step, answered by the scripted LM
-    answers = [names("ReefCount-3k", "KelpScenes"), {"kind": "dataset"}, {"kind": "organisation"}, details()]
+    answers = [names("ReefCount-3k", "KelpScenes"), {"kind": "dataset"}, {"kind": "software"}, details()]
     records, lm, events, _ = run_agent(paper_pdf, answers, agent=agent)
     assert [r.name for r in records] == ["ReefCount-3k"] and len(lm.history) == 4
     assert 'is "KelpScenes" in this text?' in prompt(lm.history[2])
     dropped = of_kind(events, "dropped", "check")
-    assert [(e["dataset"], e["reason"]) for e in dropped] == [("KelpScenes", "read as organisation")]
+    assert [(e["dataset"], e["reason"]) for e in dropped] == [("KelpScenes", "read as software")]
 
 
 def test_an_agent_without_checks_asks_nothing_about_its_names(paper_pdf):
