@@ -86,6 +86,10 @@ class Settings(BaseSettings):
     # one short call per kept name, the model reading it in its sentence; a name it reads as software, a method,
     # an organisation, ... gives its place to the next (every condition)
     check_names: bool = True
+    # the check step shown worked examples first (invented names: a survey and a catalogue read as datasets, an
+    # archive that holds data as an organisation, an ontology, a disease, a file format): about 480 prompt tokens more
+    # a check with the default model
+    check_examples: bool = False
     sentence_ranker: Path | None = None  # a sentence ranker file (`dsminer fit-ranker`); unset: the bundled one
     candidate_ranker: Path | None = None  # a candidate ranker file (`dsminer fit-candidates`); unset: the bundled one
     adapter: Literal["json", "chat"] = "json"

@@ -230,3 +230,21 @@ def test_names_input_widens_with_its_character_budget(tmp_path):
     wide = names_inputs(paper, 100, max_chars=3000)
     assert len(narrow["context"]) < 1200 and 2 * len(narrow["context"]) < len(wide["context"]) < 3600
     assert narrow["candidates"] == wide["candidates"] and "Set00" in shown_text(narrow)
+
+
+def test_with_check_examples_the_check_is_shown_the_worked_examples_first_in_every_condition(paper_pdf, monkeypatch):
+    from dsminer.config import Settings
+    from dsminer.programs.agent import controller
+    from dsminer.programs.registry import build_program
+    from dsminer.signatures import CHECK_EXAMPLES
+
+    answers = [METADATA, names("KelpScenes"), {"kind": "software"}]
+    _, lm, _ = run_s0(paper_pdf, answers, check=NameCheck(examples=True))
+    messages = lm.history[2]["messages"]
+    assert len(messages) == 2 * len(CHECK_EXAMPLES) + 1 and messages[1] == {"role": "assistant", "content": "dataset"}
+    assert "ReefWatch survey" in messages[0]["content"] and 'is "KelpScenes" in this text?' in messages[-1]["content"]
+    monkeypatch.setattr(controller, "NameCheck", NameCheck)  # the agents' real check step, not the tests' table
+    for condition in ("s0", "s1a", "s2"):
+        for shown in (False, True):
+            program = build_program(Settings(condition=condition, check_examples=shown))
+            assert len(program.check.predict.demos) == (len(CHECK_EXAMPLES) if shown else 0), (condition, shown)

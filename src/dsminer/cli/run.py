@@ -46,6 +46,7 @@ def run(
     model: Annotated[Optional[str], typer.Option("--model", help="Served model name (openai) or alias (local).")] = None,
     max_records: Annotated[Optional[int], typer.Option("--max-records", help="Per-paper record cap (default 5).")] = None,
     check_names: Annotated[Optional[bool], typer.Option("--check-names/--no-check-names", help="One short call per kept name (every condition); a name the model reads in its sentence as software, a method, an organisation, ... gives its place to the next (default on).")] = None,
+    check_examples: Annotated[Optional[bool], typer.Option("--check-examples/--no-check-examples", help="Show the check step six worked examples (invented names) before each name: more names that are not data are read so, for about 480 prompt tokens more a check with the default model (default off).")] = None,
     metadata: Annotated[Optional[Path], typer.Option("--metadata", help="Paper metadata file (CSV or JSONL keyed by file name).")] = None,
     tracking_uri: Annotated[Optional[str], typer.Option("--tracking-uri", help="MLflow tracking URI (default sqlite:///mlruns/mlflow.db).")] = None,
     experiment: Annotated[Optional[str], typer.Option("--experiment", help="MLflow experiment name (default dsminer).")] = None,
@@ -68,7 +69,7 @@ def run(
     with user_errors():
         settings = load_settings(
             config, condition=condition, limit=limit, out_dir=out, max_records_per_paper=max_records,
-            check_names=check_names, workers=workers, executor=executor, ray_address=ray_address, program=program,
+            check_names=check_names, check_examples=check_examples, workers=workers, executor=executor, ray_address=ray_address, program=program,
             metadata_file=metadata, tracking_uri=tracking_uri, experiment=experiment,
             backend=backend_flags(backend, api_base, model),
             agent={"retry_budget": retry_budget, "quality_threshold": quality_threshold, "memory": memory,

@@ -39,6 +39,7 @@ def build_agent(settings: Settings) -> ReflectiveAgent:
         max_records=settings.max_records_per_paper, context_sentences=settings.context_sentences,
         retry_budget=settings.agent.retry_budget, quality_threshold=settings.agent.quality_threshold,
         reflection=settings.reflection_mode(), check_names=settings.check_names,
+        check_examples=settings.check_examples,
     )
     memory = MemoryStore(default_memory_path(settings)) if settings.agent.memory else None
     if settings.condition == "s2":
@@ -83,7 +84,8 @@ def build_program(settings: Settings) -> dspy.Module:
     compiled = compiled_program(settings)
     if settings.condition == "s0":
         program = WorkflowExtractor(settings.max_records_per_paper, settings.context_sentences,
-                                    load_catalog_names(settings.catalog_dir), settings.check_names)
+                                    load_catalog_names(settings.catalog_dir), settings.check_names,
+                                    settings.check_examples)
     elif settings.condition in ("s1a", "s1b", "s2"):
         program = build_agent(settings)
     else:

@@ -22,7 +22,7 @@ from dsminer.mentions.evidence_model import EvidenceModel
 from dsminer.mentions.names import names_its_data, spelled_out
 from dsminer.mentions.selection import ChosenDataset, Proposal, Selection, select_datasets
 from dsminer.schema import PaperRefs
-from dsminer.signatures import CheckDatasetName
+from dsminer.signatures import CHECK_EXAMPLES, CheckDatasetName
 
 log = logging.getLogger(__name__)
 METADATA_CHARS = 2000
@@ -102,11 +102,14 @@ def choose_datasets(paper: ParsedPaper, proposals: Sequence[Proposal], cap: int,
 class NameCheck(dspy.Module):
     """The check step: what the model reads one name as in one sentence of the paper (`CheckDatasetName`, asked
     through `OneWordAdapter`, whatever adapter the run's other steps use). An answer that is none of the kinds (the
-    name copied back) reads as nothing: `kind` None, and the paper's other steps go on as if unasked."""
+    name copied back) reads as nothing: `kind` None, and the paper's other steps go on as if unasked. With
+    `examples`, the model is shown `CHECK_EXAMPLES` first, each a question and its answer."""
 
-    def __init__(self) -> None:
+    def __init__(self, examples: bool = False) -> None:
         super().__init__()
         self.predict = dspy.Predict(CheckDatasetName, max_tokens=STEP_TOKENS["check"])
+        if examples:
+            self.predict.demos = [dspy.Example(**example) for example in CHECK_EXAMPLES]
 
     def forward(self, text: str, name: str, config: Mapping[str, Any] | None = None) -> dspy.Prediction:
         with dspy.context(adapter=OneWordAdapter()):

@@ -40,14 +40,14 @@ class WorkflowExtractor(dspy.Module):
     """S0: parse, metadata, names, checks, details; every step exactly once (the check once per name)."""
 
     def __init__(self, max_records: int = 5, context_sentences: int = 40, catalog: frozenset[str] = frozenset(),
-                 check_names: bool = True) -> None:
+                 check_names: bool = True, check_examples: bool = False) -> None:
         super().__init__()
         self.max_records = max_records
         self.context_sentences = context_sentences
         self.catalog = catalog
         self.metadata = dspy.Predict(ExtractPaperMetadata, max_tokens=STEP_TOKENS["metadata"])
         self.names = dspy.Predict(ClassifyDatasetNames, max_tokens=STEP_TOKENS["names"])
-        self.check = NameCheck() if check_names else None
+        self.check = NameCheck(check_examples) if check_names else None
         self.details = dspy.Predict(DescribeDataset, max_tokens=STEP_TOKENS["details"])
         self.evidence_model: EvidenceModel | None = None
 

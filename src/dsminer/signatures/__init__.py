@@ -1,6 +1,7 @@
 """DSPy contracts: each signature's docstring is the instruction the model reads."""
 
 from dsminer.signatures.extraction import (
+    CHECK_EXAMPLES,
     CheckDatasetName,
     CheckedKind,
     ClassifyDatasetNames,
@@ -19,6 +20,7 @@ from dsminer.signatures.reflection import (
 )
 
 __all__ = [
+    "CHECK_EXAMPLES",
     "CheckDatasetName",
     "CheckedKind",
     "ChooseNextTool",

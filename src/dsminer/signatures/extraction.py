@@ -80,3 +80,18 @@ class CheckDatasetName(dspy.Signature):
     text: str = dspy.InputField(desc="Text from a research paper")
     name: str = dspy.InputField()
     kind: CheckedKind = dspy.OutputField()
+
+
+# Worked examples the check step may be shown first (`check_examples`), invented, each what papers of many fields
+# write: data named as a survey or a catalogue, a place that holds data, an ontology that labels it, a disease the data
+# count, a file format.
+CHECK_EXAMPLES: list[dict[str, str]] = [dict(zip(("text", "name", "kind"), example)) for example in (
+    ("We analysed 4,210 dives recorded in the ReefWatch survey between 2001 and 2019.", "ReefWatch", "dataset"),
+    ("Sequencing reads were deposited at the Kestrel Data Archive (KDA) under accession KDA-0042.",
+     "KDA (Kestrel Data Archive)", "organisation"),
+    ("Stellar spectra were taken from the Aster Spectroscopic Catalogue (ASC), which lists 88,000 stars.",
+     "ASC (Aster Spectroscopic Catalogue)", "dataset"),
+    ("Each sample's tissue was labelled with a term from the Tern Anatomy Ontology.", "Tern Anatomy Ontology", "other"),
+    ("Weekly influenza case counts for each county came from the Harlow state registry.", "influenza", "other"),
+    ("Recordings were stored in the Quill waveform format before filtering.", "Quill", "software"),
+)]

@@ -60,6 +60,7 @@ class AgentOptions:
     quality_threshold: float = 0.6
     reflection: ReflectionMode = "rule"
     check_names: bool = True  # the workflow's check step on the datasets the names step keeps
+    check_examples: bool = False  # the check step shown worked examples first (see `NameCheck`)
 
 
 @dataclass
@@ -102,7 +103,7 @@ class ReflectiveAgent(dspy.Module):
         self.names = dspy.Predict(ClassifyDatasetNamesWithMemory, max_tokens=STEP_TOKENS["names"])
         self.details = dspy.Predict(DescribeDatasetWithMemory, max_tokens=STEP_TOKENS["details"])
         self.reflector = dspy.Predict(ReflectOnStep, max_tokens=STEP_TOKENS["reflection"])
-        self.check = NameCheck() if options.check_names else None
+        self.check = NameCheck(options.check_examples) if options.check_names else None
         self.counters = AgentCounters()
         self.corpus: CorpusMemory | None = None  # the datasets of earlier papers (`dsminer.run` fills it)
         self.tools = ToolManager()
