@@ -153,9 +153,9 @@ class ReadAs(dspy.Module):
     """The check step answered from a table (a name not in it reads as a dataset) without the LM, for the tests of
     the other steps; `asked` lists the names in the order checked."""
 
-    def __init__(self, reads: dict[str, str] | None = None) -> None:
+    def __init__(self, reads: dict[str, str] | bool | None = None) -> None:
         super().__init__()
-        self.reads = reads or {}
+        self.reads = reads if isinstance(reads, dict) else {}  # in place of `NameCheck(examples)`: no table
         self.asked: list[str] = []
 
     def forward(self, text: str, name: str, config=None) -> dspy.Prediction:
