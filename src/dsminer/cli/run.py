@@ -69,7 +69,8 @@ def run(
     with user_errors():
         settings = load_settings(
             config, condition=condition, limit=limit, out_dir=out, max_records_per_paper=max_records,
-            check_names=check_names, check_examples=check_examples, workers=workers, executor=executor, ray_address=ray_address, program=program,
+            check_names=check_names, check_examples=check_examples, workers=workers, executor=executor,
+            ray_address=ray_address, program=program,
             metadata_file=metadata, tracking_uri=tracking_uri, experiment=experiment,
             backend=backend_flags(backend, api_base, model),
             agent={"retry_budget": retry_budget, "quality_threshold": quality_threshold, "memory": memory,

@@ -178,8 +178,8 @@ def score_answers(papers: Sequence[tuple[ParsedPaper, GoldPaper]], answers: dict
     (within `cap`), their precision against the gold (any role) and lenient precision (a material mention the gold
     supports counts too), the recall of the used and created gold datasets and the names step's role accuracy.
     Model-free: it re-reads a run's answers under the current selection, weighed by `evidence_model` if given.
-    With `checks` (see `recorded_checks`), a name the run's check step read as something other than a dataset is
-    left out and gives its place to the next, as in the run; a name the run never checked stays."""
+    With `checks` (see `recorded_checks`), a name whose recorded check answer does not keep it (see `check_keeps`)
+    is left out and gives its place to the next, as in the run; a name the run never checked stays."""
     counts: Counter[str] = Counter()
     for parsed, gold in papers:
         if gold.file not in answers:
@@ -187,10 +187,11 @@ def score_answers(papers: Sequence[tuple[ParsedPaper, GoldPaper]], answers: dict
         counts["papers"] += 1
         selection = select_datasets(answers[gold.file], parsed.text, cap, parsed.body_sentences(), evidence_model,
                                     evidence_phrase_scores(parsed, evidence_model))
-        read = (checks or {}).get(gold.file, {})
-        chosen = first_checked(selection, cap, lambda dataset: read.get(dataset.name), parsed.text) \
-            if checks is not None \
-            else selection.chosen
+        if checks is None:
+            chosen = selection.chosen
+        else:
+            read = checks.get(gold.file, {})
+            chosen = first_checked(selection, cap, lambda dataset: read.get(dataset.name), parsed.text)
         found: set[str] = set()
         for dataset in chosen:
             mark, hits = judge_keys(name_keys(dataset.name, dataset.aliases), gold)
