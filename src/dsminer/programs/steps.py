@@ -128,13 +128,11 @@ def checked_datasets(paper: ParsedPaper, selection: Selection, cap: int, check: 
     if check is None:
         return list(selection.chosen)
 
-    def read_as(dataset: ChosenDataset) -> str | None:
-        kind = _checked_kind(paper, dataset, check, events)
-        if not check_keeps(kind, dataset, paper.text):
-            events.emit("dropped", paper=paper.file_name, step="check", dataset=dataset.name, reason=f"read as {kind}")
-        return kind
+    def dropped(dataset: ChosenDataset, kind: str | None) -> None:
+        events.emit("dropped", paper=paper.file_name, step="check", dataset=dataset.name, reason=f"read as {kind}")
 
-    return first_checked(selection, cap, read_as, paper.text)
+    return first_checked(selection, cap, lambda dataset: _checked_kind(paper, dataset, check, events), paper.text,
+                         dropped)
 
 
 def check_keeps(kind: str | None, dataset: ChosenDataset, text: str) -> bool:
@@ -144,17 +142,20 @@ def check_keeps(kind: str | None, dataset: ChosenDataset, text: str) -> bool:
                                                                                  text)
 
 
-def first_checked(selection: Selection, cap: int, read_as: Callable[[ChosenDataset], str | None],
-                  text: str) -> list[ChosenDataset]:
+def first_checked(selection: Selection, cap: int, read_as: Callable[[ChosenDataset], str | None], text: str,
+                  dropped: Callable[[ChosenDataset, str | None], None] | None = None) -> list[ChosenDataset]:
     """The selection's datasets, best first, up to `cap`, less each whose `read_as` answer does not keep it (see
-    `check_keeps`); each left out gives its place to the next one the cap cut. `read_as` is asked in that order, and no
-    further than the cap needs."""
+    `check_keeps`; `dropped` is told of each, with the answer); each left out gives its place to the next one the
+    cap cut. `read_as` is asked in that order, and no further than the cap needs."""
     kept: list[ChosenDataset] = []
     for dataset in [*selection.chosen, *selection.capped]:
         if len(kept) == cap:
             break
-        if check_keeps(read_as(dataset), dataset, text):
+        kind = read_as(dataset)
+        if check_keeps(kind, dataset, text):
             kept.append(dataset)
+        elif dropped is not None:
+            dropped(dataset, kind)
     return kept
 
 
