@@ -176,6 +176,11 @@ def split_sentences(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=2048)
+def inline_pattern(pattern: re.Pattern[str]) -> str:
+    """A compiled pattern as a group that keeps its own case rule, to join with others."""
+    return f"(?i:{pattern.pattern})" if pattern.flags & re.I else f"(?:{pattern.pattern})"
+
+
 def name_pattern(name: str, footnote_digit: bool = False) -> re.Pattern[str] | None:
     """A case-insensitive pattern for `name`, tolerant to hyphen, space and line-break differences.
 

@@ -6,7 +6,7 @@ import logging
 import re
 from collections.abc import Sequence
 
-from dsminer.document.text import collapse_whitespace, is_table_row_text, name_pattern
+from dsminer.document.text import collapse_whitespace, inline_pattern, is_table_row_text, name_pattern
 from dsminer.mentions.lexicon import (
     DATA_KINDS,
     DATA_NOUN_END,
@@ -498,8 +498,7 @@ def defined_as_tool(name: str, text: str) -> tuple[str, str] | None:
     pattern = name_pattern(name.strip())
     if pattern is None:
         return None
-    written = f"(?i:{pattern.pattern})" if pattern.flags & re.I else f"(?:{pattern.pattern})"
-    first = re.search(rf"{written}\s+(?:is|was)\s+(?:a|an|the)\s+(?:\S+\s+){{0,3}}?"
+    first = re.search(rf"{inline_pattern(pattern)}\s+(?:is|was)\s+(?:a|an|the)\s+(?:\S+\s+){{0,3}}?"
                       rf"(?:({_TOOL_HEADS})|{DATA_WORD_WORDS})(?![\w\-])", text)
     if first is None or first.group(1) is None:
         return None
@@ -526,8 +525,7 @@ def names_its_data(names: Sequence[str], text: str) -> bool:
         pattern = name_pattern(name.strip())
         if pattern is None:
             continue
-        written = f"(?i:{pattern.pattern})" if pattern.flags & re.I else f"(?:{pattern.pattern})"
-        if re.search(rf"{written}(?:\s+[\w\-]+){{0,2}}?\s+(?i:{DATA_WORD_WORDS})\b", text):
+        if re.search(rf"{inline_pattern(pattern)}(?:\s+[\w\-]+){{0,2}}?\s+(?i:{DATA_WORD_WORDS})\b", text):
             return True
     return False
 

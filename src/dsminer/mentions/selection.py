@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from dsminer.document.sections import is_aside_section, section_titles
-from dsminer.document.text import is_table_row_text, name_pattern
+from dsminer.document.text import inline_pattern, is_table_row_text, name_pattern
 from dsminer.mentions.candidates import LIST_OPENER, SPLIT_NOUN, data_support, lists_datasets
 from dsminer.mentions.evidence_model import EvidenceModel, NameEvidence
 from dsminer.mentions.lexicon import (
@@ -151,12 +151,7 @@ def part_of(part: str, whole: str, text: str) -> bool:
     if left is None or right is None:
         return False
     between = r"\)?\s+(?i:part|portion|section|sections|subset|split|subcorpus)\s+of\s+(?i:the\s+)?"
-    return re.search(f"{_inline(left)}{between}{_inline(right)}", text) is not None
-
-
-def _inline(pattern: re.Pattern[str]) -> str:
-    """A compiled pattern as a group that keeps its own case rule, to join with others."""
-    return f"(?i:{pattern.pattern})" if pattern.flags & re.I else f"(?:{pattern.pattern})"
+    return re.search(f"{inline_pattern(left)}{between}{inline_pattern(right)}", text) is not None
 
 
 def same_dataset(a: str, b: str, text: str) -> bool:
@@ -233,20 +228,20 @@ def merge_names(names: Sequence[tuple[str, str]], text: str) -> list[ChosenDatas
 
     # a one-word name that starts only one other name is that dataset's short form ("X" of "X Treebank"); of several,
     # the one that alone ends in a data noun ("X" of "X Database", not of "X Program")
-    longer: dict[str, set[str]] = {}
+    longer: dict[str, set[str]] = {}  # by first word, the longer names' keys
+    longer_data: dict[str, set[str]] = {}  # the same, of those that end in a data noun
     for name, _ in names:
         first, _, rest = name.strip().partition(" ")
         if rest:
-            longer.setdefault(first.casefold(), set()).add(name.strip())
-
-    def starts_only(short: str, other: str) -> bool:
-        starts = longer.get(short.strip().casefold(), set()) if " " not in short.strip() else set()
-        data = {name for name in starts if DATA_NOUN_END.search(name)}
-        key = re.sub(r"\W+", "", other.casefold())
-        return any({re.sub(r"\W+", "", name.casefold()) for name in group} == {key} for group in (starts, data))
+            key = re.sub(r"\W+", "", name.casefold())
+            longer.setdefault(first.casefold(), set()).add(key)
+            if DATA_NOUN_END.search(name.strip()):
+                longer_data.setdefault(first.casefold(), set()).add(key)
 
     def one_longer(a: str, b: str) -> bool:
-        return starts_only(a, b) or starts_only(b, a)
+        return any(" " not in short.strip() and {re.sub(r"\W+", "", other.casefold())} in
+                   (longer.get(short.strip().casefold()), longer_data.get(short.strip().casefold()))
+                   for short, other in ((a, b), (b, a)))
 
     groups: list[list[tuple[str, str]]] = []
     for name, role in names:
